@@ -1,0 +1,3 @@
+from ensemble_tui.cli import main
+
+raise SystemExit(main())

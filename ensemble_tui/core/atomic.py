@@ -1,0 +1,36 @@
+"""Atomic file writes: a crash leaves each file either as before or as after."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder, then rename.
+
+    The temporary file is flushed and fsynced before the rename, so readers never see a
+    half-written file, whatever moment the process dies.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    """Serialise `data` as indented JSON and write it atomically."""
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,102 @@
+"""Provider configuration files (`Configurations/<Provider>.json`): models, prices, capabilities."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ensemble_tui.core.errors import ConfigError
+
+# The built-in providers: the label the user sees, and the file that configures it.
+PROVIDER_FILES: dict[str, str] = {
+    "ChatGPT": "OpenAI.json",
+    "Claude": "Claude.json",
+    "Gemini": "Gemini.json",
+}
+PROVIDERS: tuple[str, ...] = tuple(PROVIDER_FILES)
+
+
+class ModelSpec(BaseModel):
+    """One model a provider offers: what it costs and which parameters it accepts.
+
+    Prices are USD per 1M tokens; `None` means "not known", which the cost estimate treats
+    cautiously instead of guessing.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1)
+    name: str = ""
+    input: float | None = Field(default=None, ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+    output: float | None = Field(default=None, ge=0)
+    temperature: bool = False
+    web_search: bool = True
+    web_search_per_call: float | None = Field(default=None, ge=0)
+    retired: str | None = None
+    notes: str = ""
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.id
+
+    @property
+    def price_known(self) -> bool:
+        return self.input is not None and self.output is not None
+
+
+# Used for a model whose prices are unknown: high enough that the budget guard errs early.
+CAUTIOUS_PRICES = {"input": 15.0, "cached_input": 15.0, "cache_write": 18.75, "output": 75.0}
+CAUTIOUS_SEARCH_PRICE = 0.035
+
+
+class ProviderConfig(BaseModel):
+    """The contents of one `Configurations/<Provider>.json` file."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    label: str
+    key_env: list[str] = Field(default_factory=list)
+    base_url: str | None = None
+    default_model: str
+    models: list[ModelSpec] = Field(min_length=1)
+
+    def model(self, model_id: str) -> ModelSpec | None:
+        """The spec for `model_id` (matched on id or display name), or None if unknown."""
+        wanted = model_id.strip().lower()
+        for spec in self.models:
+            if spec.id.lower() == wanted or spec.display_name.lower() == wanted:
+                return spec
+        return None
+
+    def spec_or_cautious(self, model_id: str) -> ModelSpec:
+        """A spec for any model id; an unknown model gets no prices (so cautious ones apply)."""
+        return self.model(model_id) or ModelSpec(id=model_id, temperature=False)
+
+
+def load_provider_config(path: Path) -> ProviderConfig:
+    """Read and validate one provider file; any problem becomes a ConfigError naming it."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path} is missing - restore it or delete it to get the default back") from None
+    except OSError as exc:
+        raise ConfigError(f"{path} cannot be read ({exc.strerror})") from None
+    try:
+        return ProviderConfig.model_validate(json.loads(raw))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}) - fix it or delete it"
+        ) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "top level"
+        raise ConfigError(f"{path}: {where}: {first['msg']} - fix it or delete it") from None
+
+
+def load_provider_configs(config_dir: Path) -> dict[str, ProviderConfig]:
+    """All built-in provider configurations, keyed by provider label."""
+    return {label: load_provider_config(config_dir / name) for label, name in PROVIDER_FILES.items()}

@@ -1,0 +1,52 @@
+"""Run modes: the one mapping from a mode to the models that take part."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Mode(enum.Enum):
+    CHATGPT = "chatgpt"
+    CLAUDE = "claude"
+    GEMINI = "gemini"
+    CHATGPT_GEMINI = "chatgpt-gemini"
+    ALL = "all"
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        return _MODE_PROVIDERS[self]
+
+    @property
+    def label(self) -> str:
+        return _MODE_LABELS[self]
+
+    @property
+    def is_multi(self) -> bool:
+        return len(self.providers) > 1
+
+    @classmethod
+    def parse(cls, value: str) -> Mode:
+        """Accept a mode value (`chatgpt-gemini`) or its label (`ChatGPT & Gemini`)."""
+        wanted = value.strip().lower()
+        for mode in cls:
+            if wanted in (mode.value, mode.label.lower()):
+                return mode
+        choices = ", ".join(mode.value for mode in cls)
+        raise ValueError(f"unknown mode {value!r} (choose from {choices})")
+
+
+_MODE_PROVIDERS: dict[Mode, tuple[str, ...]] = {
+    Mode.CHATGPT: ("ChatGPT",),
+    Mode.CLAUDE: ("Claude",),
+    Mode.GEMINI: ("Gemini",),
+    Mode.CHATGPT_GEMINI: ("ChatGPT", "Gemini"),
+    Mode.ALL: ("ChatGPT", "Claude", "Gemini"),
+}
+
+_MODE_LABELS: dict[Mode, str] = {
+    Mode.CHATGPT: "ChatGPT",
+    Mode.CLAUDE: "Claude",
+    Mode.GEMINI: "Gemini",
+    Mode.CHATGPT_GEMINI: "ChatGPT & Gemini",
+    Mode.ALL: "All",
+}

@@ -1,0 +1,50 @@
+"""The session PDF: only its path is kept; it is checked when chosen and before each turn."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ensemble_tui.core.errors import PdfError
+
+_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+_PAGE_COUNT_LIMIT = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PdfInfo:
+    path: Path
+    size_bytes: int
+    pages: int | None
+
+
+def check_pdf(path: str | Path) -> Path:
+    """Return the resolved path if it is a readable file starting with `%PDF-`, else raise."""
+    resolved = Path(path).expanduser().resolve()
+    name = resolved.name
+    if not resolved.exists():
+        raise PdfError(f"PDF {resolved} no longer exists - select it again in Attachments")
+    if not resolved.is_file():
+        raise PdfError(f"{resolved} is not a file - select a PDF in Attachments")
+    try:
+        with resolved.open("rb") as handle:
+            head = handle.read(1024)
+    except OSError as exc:
+        raise PdfError(f"PDF {name} cannot be read ({exc.strerror}) - check its permissions") from None
+    if not head.lstrip(b"\x00\t\n\r ").startswith(b"%PDF-"):
+        raise PdfError(f"{name} is not a PDF (it does not start with %PDF-) - select a PDF file")
+    return resolved
+
+
+def pdf_info(path: str | Path) -> PdfInfo:
+    """Size and, when cheap to count, the number of pages of a checked PDF."""
+    resolved = check_pdf(path)
+    size = resolved.stat().st_size
+    pages: int | None = None
+    if size <= _PAGE_COUNT_LIMIT:
+        try:
+            pages = len(_PAGE.findall(resolved.read_bytes())) or None
+        except OSError:
+            pages = None
+    return PdfInfo(resolved, size, pages)

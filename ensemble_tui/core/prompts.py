@@ -1,0 +1,73 @@
+"""Prompt files and their placeholders.
+
+Only the three named placeholders are replaced; every other brace (LaTeX, JSON examples) is
+left as written, which is why this uses `str.replace` and never `str.format`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ensemble_tui.core.errors import PromptFileError
+
+SYSTEM_COMMON = "{SystemPromptCommon}"
+EXAMPLES = "{examples}"
+SYNTHESIZE_COMMON = "{SynthesizePromptCommon}"
+
+
+@dataclass(frozen=True)
+class PromptLibrary:
+    """Reads prompt files from `Prompts/` on demand, so edits apply on the next turn."""
+
+    folder: Path
+
+    def _read(self, relative: str) -> str:
+        path = self.folder / relative
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise PromptFileError(
+                f"Prompt file {path} is missing - restore it (delete the folder to get the defaults back)"
+            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+            raise PromptFileError(f"Prompt file {path} cannot be read ({reason})") from None
+
+    def _system(self, relative: str) -> str:
+        text = self._read(relative)
+        if SYSTEM_COMMON in text:
+            text = text.replace(SYSTEM_COMMON, self._read("SystemPromptCommon.txt").strip())
+        if EXAMPLES in text:
+            text = text.replace(EXAMPLES, self._read("ExampleExplanations.txt").strip())
+        return text.strip()
+
+    def _user(self, relative: str) -> str:
+        text = self._read(relative)
+        if SYNTHESIZE_COMMON in text:
+            text = text.replace(SYNTHESIZE_COMMON, self._read("SynthesizePromptCommon.txt").strip())
+        return text.strip()
+
+    def proposer_system(self, provider: str) -> str:
+        return self._system(f"ProposerSystemPrompts/{provider}.txt")
+
+    def synthesis_user(self, provider: str) -> str:
+        return self._user(f"SynthesizeFromProposalsPrompts/{provider}.txt")
+
+    def aggregator_system(self) -> str:
+        return self._system("AggregatorSystemPrompt.txt")
+
+    def aggregator_user(self, *, forced: bool) -> str:
+        name = "AggregatorForceReplyUserPrompt.txt" if forced else "AggregatorUserPrompt.txt"
+        return self._user(name)
+
+    def check(self, providers: tuple[str, ...], aggregator: bool) -> None:
+        """Read every prompt a run will need, so a missing file stops it before any call."""
+        for provider in providers:
+            self.proposer_system(provider)
+            if aggregator:
+                self.synthesis_user(provider)
+        if aggregator:
+            self.aggregator_system()
+            self.aggregator_user(forced=False)
+            self.aggregator_user(forced=True)

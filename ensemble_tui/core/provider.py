@@ -1,0 +1,103 @@
+"""The one small protocol every provider adapter implements, and the errors it raises.
+
+Adapters translate each SDK's request and usage semantics into these types; the engine owns
+retries, costs and everything else.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: Role
+    text: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts normalised across providers.
+
+    `input_tokens` are uncached prompt tokens (tool-use prompt tokens included);
+    `cached_input_tokens` were read from a cache; `cache_write_tokens` were written to one;
+    `output_tokens` include reasoning / thinking tokens, since all three bill them as output.
+    """
+
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    output_tokens: int = 0
+    web_searches: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.output_tokens + other.output_tokens,
+            self.web_searches + other.web_searches,
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """One model call. `messages` alternate user/assistant and end with the user's turn.
+
+    `temperature` is None when the model does not accept one; adapters then omit it.
+    """
+
+    model: str
+    system: str
+    messages: tuple[Turn, ...]
+    pdf: Path | None = None
+    temperature: float | None = None
+    web_search: bool = True
+    timeout_s: float = 180.0
+
+
+class ErrorKind(enum.Enum):
+    TRANSIENT = "transient"  # timeouts, connection errors, 5xx
+    RATE_LIMITED = "rate_limited"  # 429
+    OVERLOADED = "overloaded"  # Anthropic 529
+    FATAL = "fatal"  # bad key, unknown model, bad request: retrying cannot help
+
+
+class ProviderError(Exception):
+    """A failed call, classified. `message` is one line a user can act on."""
+
+    def __init__(self, kind: ErrorKind, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind is not ErrorKind.FATAL
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """What the engine needs from a provider adapter."""
+
+    label: str
+
+    def prepare(self, pdf: Path) -> None:
+        """Start uploading `pdf` in the background (once per file content); never raises."""
+
+    async def complete(self, request: CallRequest) -> Reply:
+        """Run one whole (non-streamed) call; raise ProviderError on failure."""
+        ...

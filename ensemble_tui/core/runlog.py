@@ -1,0 +1,52 @@
+"""Per-turn timings and cost counters, one JSON line per turn, one file per session."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ensemble_tui.core.atomic import atomic_write_text
+from ensemble_tui.core.provider import Usage
+
+
+@dataclass
+class CallRecord:
+    provider: str
+    model: str
+    role: str
+    attempt: int
+    latency_s: float
+    outcome: str  # "ok" or the error message
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+
+
+@dataclass
+class TurnRecord:
+    session: str
+    mode: str
+    started_at: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+    outcome: str = "running"
+    proposers_s: list[float] = field(default_factory=list)  # one figure per proposal round
+    aggregator_s: list[float] = field(default_factory=list)  # one figure per aggregator pass
+    calls: list[CallRecord] = field(default_factory=list)
+    turn_cost_usd: float = 0.0
+    session_cost_usd: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def append_turn(log_dir: Path, record: TurnRecord) -> None:
+    """Add one line to `Logs/<session>.jsonl`, rewriting the file atomically (it stays small)."""
+    path = log_dir / f"{record.session}.jsonl"
+    try:
+        existing = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        existing = ""
+    if existing and not existing.endswith("\n"):
+        existing += "\n"
+    atomic_write_text(path, existing + json.dumps(record.to_json(), ensure_ascii=False) + "\n")

@@ -1,0 +1,152 @@
+"""The chat session: official history, per-model last outputs, resubmissions, cost, PDF path.
+
+`Session.json` holds everything needed to restore it at the next start; the Markdown
+transcript in `Chats/` holds user inputs and final replies only. Both are rewritten
+atomically after every change.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ensemble_tui.core.atomic import atomic_write_json, atomic_write_text
+from ensemble_tui.core.home import HomePaths
+from ensemble_tui.core.provider import Turn
+
+SESSION_ID_FORMAT = "%Y-%m-%d_%H-%M-%S"
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["user", "assistant"]
+    text: str
+    sources: list[str] = Field(default_factory=list)
+
+
+class ModelOutput(BaseModel):
+    """What a model last produced as proposer or single model, and the query that caused it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    query: str
+    text: str
+    model: str = ""
+
+
+class Resubmission(BaseModel):
+    """One synthesis request the aggregator sent back: the proposals and its remarks."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    iteration: int
+    text: str
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    return (now or datetime.now()).strftime(SESSION_ID_FORMAT)
+
+
+class SessionData(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    id: str = Field(default_factory=new_session_id)
+    history: list[ChatMessage] = Field(default_factory=list)
+    last_outputs: dict[str, ModelOutput] = Field(default_factory=dict)
+    resubmissions: list[Resubmission] = Field(default_factory=list)
+    cost_usd: float = 0.0
+    pdf_path: str | None = None
+    last_mode: str | None = None
+
+    @property
+    def pending_input(self) -> str | None:
+        """The latest user input if it has no reply yet (a failed or unanswered turn)."""
+        if self.history and self.history[-1].role == "user":
+            return self.history[-1].text
+        return None
+
+    @property
+    def last_user_input(self) -> str | None:
+        for message in reversed(self.history):
+            if message.role == "user":
+                return message.text
+        return None
+
+    def answered_turns(self) -> tuple[Turn, ...]:
+        """History for model calls: answered user/reply pairs only, in order.
+
+        A user input left without a reply (its turn failed) is not sent to models, so the
+        conversation they see always alternates cleanly.
+        """
+        turns: list[Turn] = []
+        for index, message in enumerate(self.history):
+            if message.role == "user":
+                following = self.history[index + 1] if index + 1 < len(self.history) else None
+                if following is not None and following.role == "assistant":
+                    turns.append(Turn("user", message.text))
+            else:
+                turns.append(Turn("assistant", message.text))
+        return tuple(turns)
+
+
+def render_transcript(session: SessionData) -> str:
+    """The Markdown transcript: user inputs and final replies only."""
+    parts = [f"# Chat {session.id}"]
+    if session.pdf_path:
+        parts.append(f"PDF: `{session.pdf_path}`")
+    for message in session.history:
+        heading = "## You" if message.role == "user" else "## Reply"
+        parts.append(f"{heading}\n\n{message.text.strip()}")
+        if message.sources:
+            parts.append("Sources:\n" + "\n".join(f"- <{url}>" for url in message.sources))
+    return "\n\n".join(parts) + "\n"
+
+
+@dataclass
+class SessionStore:
+    """Loads and saves the current session and its transcript in a home folder."""
+
+    paths: HomePaths
+
+    def transcript_path(self, session: SessionData) -> Path:
+        return self.paths.chats / f"{session.id}.md"
+
+    def load(self) -> tuple[SessionData, str | None]:
+        """The saved session, or a fresh one; a broken file is kept aside with a warning."""
+        path = self.paths.session_file
+        if not path.exists():
+            return SessionData(), None
+        try:
+            return SessionData.model_validate(json.loads(path.read_text(encoding="utf-8"))), None
+        except (json.JSONDecodeError, ValidationError, UnicodeDecodeError, OSError):
+            aside = path.with_name(f"{path.name}.broken-{datetime.now():%Y%m%d-%H%M%S}")
+            try:
+                path.replace(aside)
+            except OSError:
+                pass
+            return SessionData(), (
+                f"Session.json could not be read; kept as {aside.name}, started a new chat "
+                "(transcripts in Chats/ are intact)."
+            )
+
+    def save(self, session: SessionData) -> None:
+        """Write Session.json and the transcript (the transcript only once the chat has text)."""
+        atomic_write_json(self.paths.session_file, session.model_dump(mode="json"))
+        if session.history:
+            atomic_write_text(self.transcript_path(session), render_transcript(session))
+
+    def new_session(self, previous: SessionData | None = None) -> SessionData:
+        """A fresh session with a new transcript name (never reusing the previous one's)."""
+        session = SessionData()
+        base, suffix = session.id, 1
+        while self.transcript_path(session).exists() or (previous is not None and session.id == previous.id):
+            suffix += 1
+            session.id = f"{base}-{suffix}"
+        self.save(session)
+        return session

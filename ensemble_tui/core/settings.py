@@ -1,0 +1,74 @@
+"""`Configurations/Settings.json`: the user's choices, read at start and rewritten on every change."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ensemble_tui.core.atomic import atomic_write_json
+from ensemble_tui.core.config import PROVIDERS, ProviderConfig
+
+AggregatorName = Literal["ChatGPT", "Claude", "Gemini"]
+
+
+class Settings(BaseModel):
+    """Everything the Settings pane edits. Unknown keys are ignored so older files still load."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    models: dict[str, str] = Field(default_factory=dict)
+    aggregator: AggregatorName = "ChatGPT"
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
+    notifications: bool = True
+    budget_usd: float = Field(default=5.0, gt=0)
+
+    def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
+        """The selected model id for `provider`, falling back to its configured default."""
+        return self.models.get(provider) or configs[provider].default_model
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    warning: str | None = None
+
+
+def default_settings(configs: dict[str, ProviderConfig]) -> Settings:
+    return Settings(models={label: configs[label].default_model for label in PROVIDERS if label in configs})
+
+
+def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSettings:
+    """Read Settings.json; create it when missing; set a broken one aside and use defaults.
+
+    Models missing from the file are filled from each provider's default, so a file written by
+    an older version keeps working.
+    """
+    defaults = default_settings(configs)
+    if not path.exists():
+        save_settings(path, defaults)
+        return LoadedSettings(defaults)
+    try:
+        loaded = Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, ValidationError, UnicodeDecodeError, OSError) as exc:
+        aside = path.with_name(f"{path.name}.broken-{datetime.now():%Y%m%d-%H%M%S}")
+        try:
+            path.replace(aside)
+            kept = f"kept as {aside.name}"
+        except OSError:
+            kept = "left in place"
+        save_settings(path, defaults)
+        reason = "is not valid JSON" if isinstance(exc, json.JSONDecodeError) else "has invalid values"
+        return LoadedSettings(defaults, f"Settings.json {reason}; {kept}, defaults in use.")
+    merged = {**defaults.models, **loaded.models}
+    if merged != loaded.models:
+        loaded.models = merged
+    return LoadedSettings(loaded)
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    atomic_write_json(path, settings.model_dump(mode="json"))

@@ -1,0 +1,94 @@
+"""Everything one running app holds: home paths, configurations, settings, session, providers.
+
+The Textual app and the `ask` command both open a Workspace and drive its Engine; this is the
+single place where files are read at start and state changes are persisted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ensemble_tui.core.config import ProviderConfig, load_provider_configs
+from ensemble_tui.core.home import HomePaths, seed_home
+from ensemble_tui.core.pdf import PdfInfo, pdf_info
+from ensemble_tui.core.prompts import PromptLibrary
+from ensemble_tui.core.provider import Provider
+from ensemble_tui.core.session import SessionData, SessionStore
+from ensemble_tui.core.settings import Settings, load_settings, save_settings
+
+
+@dataclass
+class Workspace:
+    paths: HomePaths
+    configs: dict[str, ProviderConfig]
+    settings: Settings
+    session: SessionData
+    store: SessionStore
+    prompts: PromptLibrary
+    providers: dict[str, Provider] = field(default_factory=dict)
+    unavailable: dict[str, str] = field(default_factory=dict)  # provider -> why (e.g. missing key)
+    warnings: list[str] = field(default_factory=list)  # one line each, shown at start
+
+    @classmethod
+    def open(cls, root: Path) -> Workspace:
+        """Seed and read the home folder, restore the last session; raise EnsembleError if the
+        folder or a configuration file is unusable."""
+        paths = seed_home(root)
+        configs = load_provider_configs(paths.configurations)
+        loaded = load_settings(paths.settings_file, configs)
+        store = SessionStore(paths)
+        session, session_warning = store.load()
+        warnings = [w for w in (loaded.warning, session_warning) if w]
+        workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts))
+        workspace.warnings.extend(warnings)
+        for provider, config in configs.items():
+            model = loaded.settings.model_for(provider, configs)
+            spec = config.model(model)
+            if spec is None:
+                workspace.warnings.append(
+                    f"{provider}: model {model} is not in {provider} configuration; costs are estimated cautiously."
+                )
+            elif spec.retired:
+                workspace.warnings.append(
+                    f"{provider}: model {model} was retired ({spec.retired}) - pick another in Settings."
+                )
+        return workspace
+
+    def attach_providers(self, providers: dict[str, Provider], unavailable: dict[str, str]) -> None:
+        self.providers = dict(providers)
+        self.unavailable = dict(unavailable)
+        if self.session.pdf_path:
+            self._prepare_uploads(Path(self.session.pdf_path))
+
+    def model_for(self, provider: str) -> str:
+        return self.settings.model_for(provider, self.configs)
+
+    def select_pdf(self, path: str | Path) -> PdfInfo:
+        """Check and remember the session PDF, and start uploading it to every provider."""
+        info = pdf_info(path)
+        self.session.pdf_path = str(info.path)
+        self.store.save(self.session)
+        self._prepare_uploads(info.path)
+        return info
+
+    def clear_pdf(self) -> None:
+        self.session.pdf_path = None
+        self.store.save(self.session)
+
+    def _prepare_uploads(self, pdf: Path) -> None:
+        for provider in self.providers.values():
+            provider.prepare(pdf)
+
+    def new_chat(self) -> SessionData:
+        """Start a fresh session and transcript; the old transcript stays in Chats/."""
+        self.session = self.store.new_session(self.session)
+        return self.session
+
+    def update_settings(self, **changes: Any) -> Settings:
+        """Validate and apply changes, then rewrite Settings.json (raises ValidationError)."""
+        updated = self.settings.model_validate({**self.settings.model_dump(), **changes})
+        self.settings = updated
+        save_settings(self.paths.settings_file, updated)
+        return updated
