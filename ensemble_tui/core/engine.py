@@ -70,7 +70,7 @@ class Engine:
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
         self._task = task
         try:
-            while (event := await queue.get()) is not _DONE:
+            while (event := await queue.get()) is not _DONE and self._task is task:
                 yield event  # type: ignore[misc]
         finally:
             if not task.done():
@@ -125,7 +125,7 @@ class Engine:
             in_flight[token] = estimate
             started = time.monotonic()
             try:
-                async with asyncio.timeout(request.timeout_s + 5):
+                async with asyncio.timeout(request.timeout_s + min(5.0, request.timeout_s)):
                     reply = await adapter.complete(request)
                 if not reply.text.strip():
                     raise ProviderError(ErrorKind.TRANSIENT, f"{provider}: returned an empty reply")

@@ -1,0 +1,80 @@
+"""`ensemble-tui ask`: one turn without the terminal UI, for scripts and quick questions."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TextIO
+
+from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.events import (
+    EngineEvent,
+    FinalReplyReady,
+    Notice,
+    ProposerFailed,
+    Resubmitted,
+    RunFailed,
+    StatusChanged,
+)
+from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.workspace import Workspace
+
+
+def render_reply(event: FinalReplyReady) -> str:
+    """The reply as printed: its text, then a short Sources list when it cites any."""
+    if not event.sources:
+        return event.text
+    sources = "\n".join(f"- {url}" for url in event.sources)
+    return f"{event.text}\n\nSources:\n{sources}"
+
+
+def describe(event: EngineEvent) -> str | None:
+    """One stderr line for an event, or None for events that need none."""
+    if isinstance(event, StatusChanged):
+        answered = f" [answered: {', '.join(event.answered)}]" if event.answered else ""
+        return event.text + answered
+    if isinstance(event, ProposerFailed):
+        return f"skipped {event.provider}: {event.message}"
+    if isinstance(event, Resubmitted):
+        return f"the aggregator asked for another round (request {event.iteration})"
+    if isinstance(event, Notice):
+        return event.message
+    return None
+
+
+async def run_ask(engine: Engine, mode: Mode, question: str, out: TextIO, err: TextIO) -> int:
+    async for event in engine.run(mode, question):
+        if isinstance(event, FinalReplyReady):
+            print(render_reply(event), file=out)
+            return 0
+        if isinstance(event, RunFailed):
+            print(f"ensemble-tui: {event.message}", file=err)
+            return 1
+        line = describe(event)
+        if line:
+            print(line, file=err, flush=True)
+    return 1
+
+
+def ask(workspace: Workspace, *, question: str, mode: str, new: bool, pdf: str | None, demo: bool) -> int:
+    from ensemble_tui.cli import attach_providers, simulator_context
+
+    for warning in workspace.warnings:
+        print(f"ensemble-tui: {warning}", file=sys.stderr)
+    with simulator_context(demo) as env:
+        attach_providers(workspace, env)
+        try:
+            if new:
+                workspace.new_chat()
+            if pdf:
+                workspace.select_pdf(pdf)
+        except EnsembleError as exc:
+            print(f"ensemble-tui: {exc}", file=sys.stderr)
+            return 2
+        engine = Engine(workspace)
+        try:
+            return asyncio.run(run_ask(engine, Mode.parse(mode), question, sys.stdout, sys.stderr))
+        except KeyboardInterrupt:
+            print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)
+            return 130

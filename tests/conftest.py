@@ -1,0 +1,81 @@
+"""Shared fixtures: a fresh home folder per test, and a workspace with scripted providers."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.retry import RetryPolicy
+from ensemble_tui.core.workspace import Workspace
+from tests.core.scripted import ScriptedProvider
+
+REPO_SAMPLE = Path(__file__).resolve().parent / "data" / "sample.pdf"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the user's keys, home folder or base URLs."""
+    for name in (
+        "ENSEMBLE_TUI_HOME",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "GOOGLE_GEMINI_BASE_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def sample_pdf(tmp_path: Path) -> Path:
+    target = tmp_path / "paper.pdf"
+    shutil.copyfile(REPO_SAMPLE, target)
+    return target
+
+
+@pytest.fixture
+def workspace(home: Path) -> Workspace:
+    return Workspace.open(home)
+
+
+@pytest.fixture
+def scripted(workspace: Workspace) -> dict[str, ScriptedProvider]:
+    providers = {label: ScriptedProvider(label) for label in ("ChatGPT", "Claude", "Gemini")}
+    workspace.attach_providers(providers, {})  # type: ignore[arg-type]
+    return providers
+
+
+class SleepRecorder:
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> SleepRecorder:
+    return SleepRecorder()
+
+
+@pytest.fixture
+def make_engine(workspace: Workspace, sleeps: SleepRecorder) -> Callable[..., Engine]:
+    def factory(**kwargs: object) -> Engine:
+        options: dict[str, object] = {"retry": RetryPolicy(), "rng": random.Random(7), "sleep": sleeps}
+        options.update(kwargs)
+        return Engine(workspace, **options)  # type: ignore[arg-type]
+
+    return factory

@@ -1,0 +1,80 @@
+"""A scripted in-memory provider: plays replies and faults in order, records every request."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
+
+
+@dataclass
+class Hang:
+    """Never answer (until cancelled or timed out)."""
+
+
+@dataclass
+class Slow:
+    reply: Reply
+    seconds: float
+
+
+Step = Reply | ProviderError | Hang | Slow | str
+
+
+def role_of(request: CallRequest) -> str:
+    """Which role a request plays, read from what the engine put in it."""
+    last = request.messages[-1].text
+    if "Your own proposal was Proposed Reply" in last:
+        return "synthesis"
+    if "# Proposed Reply 1:" in last:
+        return "aggregator"
+    return "proposer"
+
+
+@dataclass
+class ScriptedProvider:
+    label: str
+    scripts: dict[str, list[Step]] = field(default_factory=dict)  # role -> steps in order
+    default: str | None = None
+    calls: list[CallRequest] = field(default_factory=list)
+    prepared: list[Path] = field(default_factory=list)
+
+    def prepare(self, pdf: Path) -> None:
+        self.prepared.append(pdf)
+
+    def calls_as(self, role: str) -> list[CallRequest]:
+        return [call for call in self.calls if role_of(call) == role]
+
+    async def complete(self, request: CallRequest) -> Reply:
+        self.calls.append(request)
+        role = role_of(request)
+        steps = self.scripts.get(role) or self.scripts.get("any") or []
+        step: Step | None = steps.pop(0) if steps else None
+        if step is None:
+            if self.default is None:
+                raise AssertionError(f"{self.label}: unscripted {role} call")
+            step = self.default if role != "aggregator" else "FINAL REPLY:\n" + self.default
+        if isinstance(step, str):
+            step = Reply(step, Usage(input_tokens=1000, output_tokens=200))
+        if isinstance(step, Hang):
+            await asyncio.Event().wait()
+        if isinstance(step, Slow):
+            await asyncio.sleep(step.seconds)
+            step = step.reply
+        if isinstance(step, ProviderError):
+            raise step
+        return step
+
+
+def transient(label: str) -> ProviderError:
+    return ProviderError(ErrorKind.TRANSIENT, f"{label}: server error (500)")
+
+
+def overloaded(label: str) -> ProviderError:
+    return ProviderError(ErrorKind.OVERLOADED, f"{label}: overloaded (529)")
+
+
+def fatal(label: str) -> ProviderError:
+    return ProviderError(ErrorKind.FATAL, f"{label}: API key rejected (401)")

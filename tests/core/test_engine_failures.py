@@ -1,0 +1,232 @@
+"""Retries, failures, cancellation and the budget guard, through scripted providers."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.events import FinalReplyReady, ProposerFailed, RunFailed, StatusChanged
+from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.provider import ErrorKind, ProviderError, Reply, Usage
+from ensemble_tui.core.retry import RetryPolicy
+from tests.core.helpers import of_type, run_turn
+from tests.core.scripted import Hang, Slow, fatal, overloaded, transient
+
+
+def script_all_proposers(scripted, text: str = "proposal") -> None:
+    for label in ("ChatGPT", "Claude", "Gemini"):
+        scripted[label].scripts["proposer"] = [f"{text} from {label}"]
+
+
+async def test_single_model_retries_five_times_then_fails_and_keeps_the_input(workspace, scripted, make_engine, sleeps):
+    scripted["Gemini"].scripts["proposer"] = [transient("Gemini") for _ in range(6)]
+    events = await run_turn(make_engine(), Mode.GEMINI, "Why?")
+    assert len(scripted["Gemini"].calls) == 6
+    assert len(sleeps.delays) == 5
+    assert of_type(events, RunFailed)[0].message == "Gemini: server error (500)"
+    assert [(m.role, m.text) for m in workspace.session.history] == [("user", "Why?")]
+
+
+async def test_backoff_grows_and_honours_a_short_retry_after(workspace, scripted, make_engine, sleeps):
+    limited = ProviderError(ErrorKind.RATE_LIMITED, "ChatGPT: rate limited (429)", retry_after=7.0)
+    scripted["ChatGPT"].scripts["proposer"] = [transient("ChatGPT"), transient("ChatGPT"), limited, "ok"]
+    events = await run_turn(make_engine(), Mode.CHATGPT, "q")
+    assert of_type(events, FinalReplyReady)
+    first, second, third = sleeps.delays
+    assert 0.5 <= first <= 1.0 and 1.0 <= second <= 2.0
+    assert third >= 7.0
+
+
+async def test_a_long_retry_after_fails_at_once_instead_of_stalling(workspace, scripted, make_engine, sleeps):
+    scripted["ChatGPT"].scripts["proposer"] = [
+        ProviderError(ErrorKind.RATE_LIMITED, "ChatGPT: rate limited (429), retry in 3600 s", retry_after=3600)
+    ]
+    events = await run_turn(make_engine(), Mode.CHATGPT, "q")
+    assert len(scripted["ChatGPT"].calls) == 1 and sleeps.delays == []
+    assert "rate limited" in of_type(events, RunFailed)[0].message
+
+
+async def test_errors_retrying_cannot_fix_are_not_retried(workspace, scripted, make_engine, sleeps):
+    scripted["Claude"].scripts["proposer"] = [fatal("Claude")]
+    events = await run_turn(make_engine(), Mode.CLAUDE, "q")
+    assert len(scripted["Claude"].calls) == 1 and sleeps.delays == []
+    assert of_type(events, RunFailed)[0].message == "Claude: API key rejected (401)"
+
+
+async def test_a_proposer_that_always_fails_is_skipped_and_never_enters_the_packet(workspace, scripted, make_engine):
+    script_all_proposers(scripted)
+    scripted["Claude"].scripts["proposer"] = [
+        ProviderError(ErrorKind.TRANSIENT, "Claude: SECRET-FAILURE-TEXT (503)") for _ in range(6)
+    ]
+    scripted["ChatGPT"].scripts["aggregator"] = ["FINAL REPLY:\nDone with two."]
+    events = await run_turn(make_engine(), Mode.ALL, "q")
+
+    assert len(scripted["Claude"].calls) == 6  # first try + 5 retries
+    assert of_type(events, ProposerFailed)[0].provider == "Claude"
+    (aggregation,) = scripted["ChatGPT"].calls_as("aggregator")
+    packet = aggregation.messages[-1].text
+    assert "SECRET-FAILURE-TEXT" not in packet and "# Proposed Reply 3:" not in packet
+    assert "# Proposed Reply 2:" in packet
+    assert of_type(events, FinalReplyReady)[0].text == "Done with two."
+    assert "Claude" not in workspace.session.last_outputs
+    assert of_type(events, StatusChanged)[-2].text == "Collecting replies… (3/3)"
+
+
+async def test_the_turn_fails_when_every_proposer_fails(workspace, scripted, make_engine):
+    for label in ("ChatGPT", "Claude", "Gemini"):
+        scripted[label].scripts["proposer"] = [fatal(label)]
+    events = await run_turn(make_engine(), Mode.ALL, "q")
+    assert of_type(events, RunFailed)[0].message.startswith("Every proposer failed")
+    assert scripted["ChatGPT"].calls_as("aggregator") == []
+    assert workspace.session.pending_input == "q"
+
+
+@pytest.mark.parametrize(
+    ("error", "attempts"),
+    [(transient("ChatGPT"), 2), (overloaded("ChatGPT"), 4)],
+    ids=["transient-1-retry", "overloaded-3-retries"],
+)
+async def test_aggregator_retries_once_or_three_times_on_overload(workspace, scripted, make_engine, error, attempts):
+    script_all_proposers(scripted)
+    scripted["ChatGPT"].scripts["aggregator"] = [error for _ in range(6)]
+    events = await run_turn(make_engine(), Mode.ALL, "Question that fails")
+    assert len(scripted["ChatGPT"].calls_as("aggregator")) == attempts
+    assert of_type(events, RunFailed)[0].message == error.message
+    session = workspace.session
+    assert session.pending_input == "Question that fails"
+    assert session.last_outputs["Gemini"].text == "proposal from Gemini"  # proposals that ran are kept
+
+
+async def test_a_failed_turn_is_retried_by_an_empty_send(workspace, scripted, make_engine):
+    scripted["Claude"].scripts["proposer"] = [fatal("Claude"), "Now it works."]
+    engine = make_engine()
+    await run_turn(engine, Mode.CLAUDE, "Try me")
+    events = await run_turn(engine, Mode.CLAUDE, "")
+    assert of_type(events, FinalReplyReady)[0].text == "Now it works."
+    assert [(m.role, m.text) for m in workspace.session.history] == [("user", "Try me"), ("assistant", "Now it works.")]
+
+
+async def test_an_unanswered_input_is_not_sent_to_models_later(workspace, scripted, make_engine):
+    scripted["Claude"].scripts["proposer"] = [fatal("Claude"), "Answer two."]
+    engine = make_engine()
+    await run_turn(engine, Mode.CLAUDE, "lost question")
+    await run_turn(engine, Mode.CLAUDE, "new question")
+    assert [t.text for t in scripted["Claude"].calls[1].messages] == ["new question"]
+    assert [m.text for m in workspace.session.history] == ["lost question", "new question", "Answer two."]
+
+
+async def test_cancelled_run_keeps_nothing(workspace, scripted, make_engine):
+    scripted["ChatGPT"].scripts["proposer"] = ["Kept answer."]
+    engine = make_engine()
+    await run_turn(engine, Mode.CHATGPT, "kept question")
+    before = workspace.paths.session_file.read_text()
+    for label in ("ChatGPT", "Claude", "Gemini"):
+        scripted[label].scripts["proposer"] = ["fast proposal"] if label != "Gemini" else [Hang()]
+
+    seen: list[object] = []
+
+    async def consume() -> None:
+        async for event in engine.run(Mode.ALL, "cancelled question"):
+            seen.append(event)
+
+    task = asyncio.create_task(consume())
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if len(workspace.session.history) == 3 and any(
+            isinstance(e, StatusChanged) and e.text.startswith("Collecting replies… (2/3)") for e in seen
+        ):
+            break
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+    assert not engine.running
+    assert [m.text for m in workspace.session.history] == ["kept question", "Kept answer."]
+    assert "fast proposal" not in str(workspace.session.last_outputs)
+    assert workspace.paths.session_file.read_text().count("cancelled question") == 0
+    assert any(isinstance(e, StatusChanged) and e.text == "Collecting replies… (2/3)" for e in seen)
+    assert workspace.paths.session_file.read_text() != before  # the cost of the two answered calls is kept
+    transcript = (workspace.paths.chats / f"{workspace.session.id}.md").read_text()
+    assert "cancelled question" not in transcript
+
+
+async def test_starting_a_run_cancels_the_one_in_flight(workspace, scripted, make_engine):
+    scripted["Gemini"].scripts["proposer"] = [Hang()]
+    scripted["Claude"].scripts["proposer"] = ["Second run wins."]
+    engine = make_engine()
+    first = engine.run(Mode.GEMINI, "first")
+    assert (await anext(first)).query == "first"
+    events = await run_turn(engine, Mode.CLAUDE, "second")
+    with pytest.raises(StopAsyncIteration):
+        await anext(first)
+    assert of_type(events, FinalReplyReady)[0].text == "Second run wins."
+    assert [m.text for m in workspace.session.history] == ["second", "Second run wins."]
+
+
+async def test_a_hanging_call_times_out_and_is_retried(workspace, scripted, make_engine):
+    scripted["ChatGPT"].scripts["proposer"] = [Hang(), "After the timeout."]
+    engine: Engine = make_engine(timeout_s=0.05)
+    events = await asyncio.wait_for(run_turn(engine, Mode.CHATGPT, "q"), timeout=10)
+    assert of_type(events, FinalReplyReady)[0].text == "After the timeout."
+    assert len(scripted["ChatGPT"].calls) == 2
+
+
+async def test_budget_stop_happens_before_the_call_that_would_pass_the_cap(workspace, scripted, make_engine):
+    workspace.update_settings(budget_usd=0.05)
+    scripted["ChatGPT"].scripts["proposer"] = [Reply("pricey", Usage(input_tokens=1000, output_tokens=2000))]
+    engine = make_engine()
+    events = await run_turn(engine, Mode.CHATGPT, "first")  # estimate ~0.05: refused
+    message = of_type(events, RunFailed)[0].message
+    assert message.startswith("Budget stop") and "$0.05" in message and "new chat" in message
+    assert scripted["ChatGPT"].calls == []
+    assert workspace.session.pending_input == "first"
+
+
+async def test_budget_counts_spent_money_and_calls_in_flight(workspace, scripted, make_engine):
+    workspace.update_settings(budget_usd=0.12)
+    for label in ("ChatGPT", "Claude", "Gemini"):
+        scripted[label].scripts["proposer"] = [Slow(Reply("slow", Usage(input_tokens=10, output_tokens=10)), 0.05)]
+    events = await run_turn(make_engine(), Mode.ALL, "q")
+    # Three concurrent proposer estimates (~0.05 each) cannot all fit under 0.12.
+    assert of_type(events, RunFailed)[0].message.startswith("Budget stop")
+    assert sum(len(p.calls) for p in scripted.values()) < 3
+
+
+async def test_vanished_pdf_stops_the_turn_with_a_clear_line(workspace, scripted, make_engine, sample_pdf):
+    workspace.select_pdf(sample_pdf)
+    sample_pdf.unlink()
+    events = await run_turn(make_engine(), Mode.CHATGPT, "q")
+    message = of_type(events, RunFailed)[0].message
+    assert "no longer exists" in message and "paper.pdf" in message
+    assert scripted["ChatGPT"].calls == []
+
+
+async def test_missing_prompt_file_stops_before_any_call(workspace, scripted, make_engine):
+    (workspace.paths.prompts / "SynthesizeFromProposalsPrompts" / "Gemini.txt").unlink()
+    script_all_proposers(scripted)
+    events = await run_turn(make_engine(), Mode.ALL, "q")
+    assert "SynthesizeFromProposalsPrompts/Gemini.txt" in of_type(events, RunFailed)[0].message
+    assert all(p.calls == [] for p in scripted.values())
+
+
+async def test_unavailable_provider_blocks_its_single_mode_but_not_all(workspace, make_engine):
+    from tests.core.scripted import ScriptedProvider
+
+    providers = {label: ScriptedProvider(label, default=f"{label} says hi") for label in ("ChatGPT", "Gemini")}
+    workspace.attach_providers(providers, {"Claude": "Claude is unavailable: set ANTHROPIC_API_KEY"})
+    engine = make_engine()
+    events = await run_turn(engine, Mode.CLAUDE, "q")
+    assert of_type(events, RunFailed)[0].message == "Claude is unavailable: set ANTHROPIC_API_KEY"
+    events = await run_turn(engine, Mode.ALL, "q again")
+    assert of_type(events, ProposerFailed)[0].message == "Claude is unavailable: set ANTHROPIC_API_KEY"
+    assert of_type(events, FinalReplyReady)
+
+
+async def test_retry_policy_counts() -> None:
+    policy = RetryPolicy()
+    assert policy.retries_allowed("proposer", transient("x")) == 5
+    assert policy.retries_allowed("single", overloaded("x")) == 5
+    assert policy.retries_allowed("aggregator", transient("x")) == 1
+    assert policy.retries_allowed("aggregator", overloaded("x")) == 3
+    assert policy.retries_allowed("proposer", fatal("x")) == 0
