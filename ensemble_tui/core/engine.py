@@ -130,8 +130,10 @@ class Engine:
                 if not reply.text.strip():
                     raise ProviderError(ErrorKind.TRANSIENT, f"{provider}: returned an empty reply")
             except (ProviderError, TimeoutError) as exc:
-                error = exc if isinstance(exc, ProviderError) else ProviderError(
-                    ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:.0f} s"
+                error = (
+                    exc
+                    if isinstance(exc, ProviderError)
+                    else ProviderError(ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:.0f} s")
                 )
                 record.calls.append(
                     CallRecord(provider, request.model, role, retries + 1, time.monotonic() - started, error.message)

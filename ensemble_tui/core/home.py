@@ -96,7 +96,5 @@ def seed_home(root: Path) -> HomePaths:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(default, target)
     except OSError as exc:
-        raise HomeError(
-            f"Cannot set up the home folder {root} ({exc.strerror}) - choose another with --home"
-        ) from None
+        raise HomeError(f"Cannot set up the home folder {root} ({exc.strerror}) - choose another with --home") from None
     return paths

@@ -15,6 +15,7 @@ from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.events import (
     EngineEvent,
     FinalReplyReady,
+    Notice,
     ProposalReceived,
     ProposerFailed,
     Resubmitted,
@@ -26,6 +27,7 @@ from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.packet import ProposalPacket, build_packet
 from ensemble_tui.core.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
+from ensemble_tui.core.retry import CallRole
 from ensemble_tui.core.runlog import TurnRecord, append_turn
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.core.verdict import parse_verdict
@@ -72,7 +74,6 @@ class TurnRunner:
     async def execute(self) -> None:
         try:
             query = self._begin()
-            self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
             if self.mode.is_multi:
                 reply = await self._run_multi(query)
             else:
@@ -92,22 +93,13 @@ class TurnRunner:
         self.emit(FinalReplyReady(reply.text, reply.sources, self.mode))
 
     def _begin(self) -> str:
-        """Check the prompts, the PDF and the providers; record the input (or undo the last
-        reply for a redo) and return the query this turn answers."""
+        """Record the input (or undo the last reply for a redo), then check that the prompts,
+        the providers and the PDF are ready. Returns the query this turn answers.
+
+        The input is recorded first, so a turn that cannot start is a failed turn like any
+        other: its input stays in place and an empty send retries it.
+        """
         workspace = self.engine.workspace
-        providers = self.mode.providers
-        workspace.prompts.check(providers, aggregator=self.mode.is_multi)
-        needed = providers + ((workspace.settings.aggregator,) if self.mode.is_multi else ())
-        missing = [name for name in dict.fromkeys(needed) if name not in workspace.providers]
-        usable = [name for name in providers if name in workspace.providers]
-        if not self.mode.is_multi and missing or self.mode.is_multi and (
-            workspace.settings.aggregator in missing or not usable
-        ):
-            reason = workspace.unavailable.get(missing[0], f"{missing[0]} is not available")
-            raise EnsembleError(reason)
-        if self.session.pdf_path:
-            self.pdf = check_pdf(self.session.pdf_path)
-            self.pdf_bytes = self.pdf.stat().st_size
         query = self.text.strip()
         if query:
             self.session.history.append(ChatMessage(role="user", text=query))
@@ -121,10 +113,33 @@ class TurnRunner:
             raise EnsembleError("Nothing to redo yet - type a question first.")
         self.session.last_mode = self.mode.value
         workspace.store.save(self.session)
-        for name in missing:
-            if name in providers:
-                self.emit(ProposerFailed(name, workspace.unavailable.get(name, f"{name} is not available")))
+        self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
+
+        workspace.prompts.check(self.mode.providers, aggregator=self.mode.is_multi)
+        self._check_providers()
+        if self.session.pdf_path:
+            self.pdf = check_pdf(self.session.pdf_path)
+            self.pdf_bytes = self.pdf.stat().st_size
         return query
+
+    def _check_providers(self) -> None:
+        """A single mode needs its model; a multi mode needs the aggregator and one proposer.
+
+        Proposers without a key are reported and left out.
+        """
+        workspace = self.engine.workspace
+        wanted = self.mode.providers
+        if self.mode.is_multi:
+            wanted = (workspace.settings.aggregator, *wanted)
+        missing = [name for name in dict.fromkeys(wanted) if name not in workspace.providers]
+        if not missing:
+            return
+        reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
+        proposers_left = [name for name in self.mode.providers if name not in missing]
+        if not self.mode.is_multi or workspace.settings.aggregator in missing or not proposers_left:
+            raise EnsembleError(reasons[missing[0]])
+        for name in missing:
+            self.emit(ProposerFailed(name, reasons[name]))
 
     def _commit(self, reply: Reply | None) -> None:
         session = self.session
@@ -142,11 +157,19 @@ class TurnRunner:
         self._save()
 
     def _save(self) -> None:
+        """Persist the session; a failed write is reported, never allowed to lose the turn."""
         try:
             self.engine.workspace.store.save(self.session)
-        finally:
-            if self.record.calls:
-                self._log_turn()
+        except OSError as exc:
+            where = exc.filename or self.engine.workspace.paths.root
+            self.emit(
+                Notice(
+                    f"Could not save {where} ({exc.strerror}) - free space or fix permissions; "
+                    "the chat is kept in memory."
+                )
+            )
+        if self.record.calls:
+            self._log_turn()
 
     def _log_turn(self) -> None:
         self.record.session_cost_usd = self.session.cost_usd
@@ -161,12 +184,12 @@ class TurnRunner:
         """Answered history before this turn's input."""
         return self.session.answered_turns()
 
-    async def _call(self, provider: str, role: str, system: str, messages: tuple[Turn, ...]) -> Reply:
+    async def _call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
         request = self.engine.request(provider, system, messages, self.pdf)
         self.engine.note_unknown_model(provider, request.model, self.emit)
         return await self.engine.call(
             provider,
-            role,  # type: ignore[arg-type]
+            role,
             request,
             record=self.record,
             in_flight=self.in_flight,

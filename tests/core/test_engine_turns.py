@@ -9,7 +9,6 @@ from ensemble_tui.core.events import (
     CostUpdated,
     FinalReplyReady,
     ProposalReceived,
-    ProposerFailed,
     Resubmitted,
     RunFailed,
     RunStarted,
@@ -18,12 +17,13 @@ from ensemble_tui.core.events import (
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import Reply, Usage
 from tests.core.helpers import of_type, run_turn
-from tests.core.scripted import role_of
 
 
 async def test_single_model_turn_updates_chat_outputs_transcript_and_cost(workspace, scripted, make_engine, sample_pdf):
     workspace.select_pdf(sample_pdf)
-    scripted["Claude"].scripts["proposer"] = [Reply("It is **Lemma 2**.", Usage(input_tokens=10_000, output_tokens=1_000))]
+    scripted["Claude"].scripts["proposer"] = [
+        Reply("It is **Lemma 2**.", Usage(input_tokens=10_000, output_tokens=1_000))
+    ]
     events = await run_turn(make_engine(), Mode.CLAUDE, "Which lemma carries the proof?")
 
     assert isinstance(events[0], RunStarted) and events[0].query == "Which lemma carries the proof?"

@@ -144,7 +144,7 @@ def test_placeholders_are_replaced_and_other_braces_left_alone(home: Path) -> No
     (prompts.folder / "ExampleExplanations.txt").write_text("EXAMPLE-PART")
     (prompts.folder / "SynthesizePromptCommon.txt").write_text("SYNTH-PART")
     (prompts.folder / "ProposerSystemPrompts" / "Claude.txt").write_text(
-        "Hi {SystemPromptCommon} see {examples}; math $\\frac{a}{b}$ and JSON {\"k\": 1} {unknown}"
+        'Hi {SystemPromptCommon} see {examples}; math $\\frac{a}{b}$ and JSON {"k": 1} {unknown}'
     )
     (prompts.folder / "SynthesizeFromProposalsPrompts" / "Claude.txt").write_text("{SynthesizePromptCommon} {x}")
     system = prompts.proposer_system("Claude")
