@@ -14,9 +14,10 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+from ensemble_tui.core import aggregate  # noqa: F401 - registers the default style
 from ensemble_tui.core.costs import check_budget, estimate_call_cost, usage_cost
 from ensemble_tui.core.events import CostUpdated, EngineEvent, Notice
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole, RetryPolicy
 from ensemble_tui.core.runlog import CallRecord, TurnRecord
@@ -61,11 +62,14 @@ class Engine:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
-    async def run(self, mode: Mode, text: str) -> AsyncIterator[EngineEvent]:
-        """Run a turn: `text` is the new input, or empty to redo the last reply."""
+    async def run(self, mode: Mode, text: str, style: Style = Style.AGGREGATE) -> AsyncIterator[EngineEvent]:
+        """Run a turn: `text` is the new input, or empty to redo the last reply.
+
+        `style` decides how a multi-model mode deliberates; single modes ignore it.
+        """
         await self.cancel()
         queue: asyncio.Queue[object] = asyncio.Queue()
-        runner = TurnRunner(self, mode, text, queue.put_nowait)
+        runner = TurnRunner(self, mode, text, queue.put_nowait, style)
         task = asyncio.create_task(runner.execute())
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
         self._task = task

@@ -50,3 +50,33 @@ _MODE_LABELS: dict[Mode, str] = {
     Mode.CHATGPT_GEMINI: "ChatGPT & Gemini",
     Mode.ALL: "All",
 }
+
+
+class Style(enum.Enum):
+    """How a multi-model turn deliberates. The aggregator loop is the default."""
+
+    AGGREGATE = "aggregate"
+    COUNCIL = "council"
+    VOTE = "vote"
+    DEBATE = "debate"
+
+    @property
+    def label(self) -> str:
+        return _STYLE_LABELS[self]
+
+    @classmethod
+    def parse(cls, value: str) -> Style:
+        wanted = value.strip().lower()
+        for style in cls:
+            if wanted in (style.value, style.label.lower()):
+                return style
+        choices = ", ".join(style.value for style in cls)
+        raise ValueError(f"unknown style {value!r} (choose from {choices})")
+
+
+_STYLE_LABELS: dict[Style, str] = {
+    Style.AGGREGATE: "Aggregator",
+    Style.COUNCIL: "Council",
+    Style.VOTE: "Critique & vote",
+    Style.DEBATE: "Debate",
+}

@@ -1,14 +1,18 @@
-"""One turn: single model, or proposers plus the aggregator loop with resynthesis rounds."""
+"""One turn's life cycle and the calls every style shares.
+
+A turn records its input, runs a single model or a deliberation style (registered in
+STYLE_FLOWS by the style modules), and commits its results only when it ends.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ensemble_tui.core.costs import BudgetExceeded
 from ensemble_tui.core.errors import EnsembleError
@@ -18,32 +22,25 @@ from ensemble_tui.core.events import (
     Notice,
     ProposalReceived,
     ProposerFailed,
-    Resubmitted,
     RunFailed,
     RunStarted,
     StatusChanged,
 )
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.core.packet import ProposalPacket, build_packet
+from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole
 from ensemble_tui.core.runlog import TurnRecord, append_turn
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
-from ensemble_tui.core.verdict import parse_verdict
 
 if TYPE_CHECKING:
     from ensemble_tui.core.engine import Engine
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
-MAX_AGGREGATOR_PASSES = 5
 SENDING = "Sending requests for proposals…"
 COLLECTING = "Collecting replies…"
-
-
-def aggregating(iteration: int) -> str:
-    return f"Aggregating replies, iteration {iteration}…"
 
 
 def user_message(history: tuple[Turn, ...], *parts: str) -> tuple[Turn, ...]:
@@ -57,6 +54,7 @@ class TurnRunner:
     mode: Mode
     text: str
     emit: Callable[[EngineEvent], None]
+    style: Style = Style.AGGREGATE
     outputs: dict[str, ModelOutput] = field(default_factory=dict)
     resubmissions: list[Resubmission] = field(default_factory=list)
     in_flight: dict[object, float] = field(default_factory=dict)
@@ -75,7 +73,7 @@ class TurnRunner:
         try:
             query = self._begin()
             if self.mode.is_multi:
-                reply = await self._run_multi(query)
+                reply = await STYLE_FLOWS[self.style](self, query)
             else:
                 reply = await self._run_single(query)
         except asyncio.CancelledError:
@@ -180,11 +178,11 @@ class TurnRunner:
 
     # ----- calls ------------------------------------------------------------------------------
 
-    def _context(self) -> tuple[Turn, ...]:
+    def context(self) -> tuple[Turn, ...]:
         """Answered history before this turn's input."""
         return self.session.answered_turns()
 
-    async def _call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
+    async def call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
         request = self.engine.request(provider, system, messages, self.pdf)
         self.engine.note_unknown_model(provider, request.model, self.emit)
         return await self.engine.call(
@@ -197,7 +195,7 @@ class TurnRunner:
             emit=self.emit,
         )
 
-    def _remember(self, provider: str, query: str, text: str) -> None:
+    def remember(self, provider: str, query: str, text: str) -> None:
         model = self.engine.workspace.model_for(provider)
         self.outputs[provider] = ModelOutput(query=query, text=text, model=model)
         self.emit(ProposalReceived(provider, model, query, text))
@@ -208,107 +206,119 @@ class TurnRunner:
         (provider,) = self.mode.providers
         self.emit(StatusChanged(f"Waiting for {provider}…", waiting=(provider,)))
         system = self.engine.workspace.prompts.proposer_system(provider)
-        reply = await self._call(provider, "single", system, user_message(self._context(), query))
-        self._remember(provider, query, reply.text)
+        reply = await self.call(provider, "single", system, user_message(self.context(), query))
+        self.remember(provider, query, reply.text)
         return reply
 
     # ----- proposers and aggregator -----------------------------------------------------------
 
-    async def _proposal(self, name: str, system: str, messages: tuple[Turn, ...]) -> tuple[str, Reply | ProviderError]:
+    async def _attempt(
+        self, name: str, role: CallRole, system: str, messages: tuple[Turn, ...]
+    ) -> tuple[str, Reply | ProviderError]:
         try:
-            return name, await self._call(name, "proposer", system, messages)
+            return name, await self.call(name, role, system, messages)
         except ProviderError as exc:
             return name, exc
 
-    async def _gather(self, requests: dict[str, tuple[str, tuple[Turn, ...]]], query: str) -> dict[str, Reply]:
-        """Run proposer calls concurrently; a proposer that fails is reported and skipped.
+    async def gather(
+        self,
+        requests: dict[str, tuple[str, tuple[Turn, ...]]],
+        *,
+        role: CallRole,
+        status: str,
+        on_reply: Callable[[str, Reply], None] | None = None,
+        on_failure: Callable[[str, str], None] | None = None,
+    ) -> dict[str, Reply]:
+        """Run one call per model concurrently, reporting progress as `status (k/n)`.
 
-        Its error never enters the packet. The budget stop and bugs end the whole turn.
+        A model whose call fails is reported through `on_failure` and left out; the budget stop
+        and bugs end the whole turn (the other calls are cancelled).
         """
-        self.emit(StatusChanged(SENDING, waiting=tuple(requests)))
-        started = time.monotonic()
-        tasks = [asyncio.create_task(self._proposal(name, *request)) for name, request in requests.items()]
+        tasks = [asyncio.create_task(self._attempt(name, role, *request)) for name, request in requests.items()]
         replies: dict[str, Reply] = {}
-        failures: dict[str, str] = {}
-        self.emit(StatusChanged(f"{COLLECTING} (0/{len(tasks)})", waiting=tuple(requests)))
+        failed: set[str] = set()
+        self.emit(StatusChanged(f"{status} (0/{len(tasks)})", waiting=tuple(requests)))
         try:
             for finished in asyncio.as_completed(tasks):
                 name, outcome = await finished
                 if isinstance(outcome, ProviderError):
-                    failures[name] = outcome.message
-                    self.emit(ProposerFailed(name, outcome.message))
+                    failed.add(name)
+                    if on_failure:
+                        on_failure(name, outcome.message)
                 else:
                     replies[name] = outcome
-                    self._remember(name, query, outcome.text)
-                waiting = tuple(n for n in requests if n not in replies and n not in failures)
-                done = len(replies) + len(failures)
-                self.emit(StatusChanged(f"{COLLECTING} ({done}/{len(tasks)})", tuple(replies), waiting))
+                    if on_reply:
+                        on_reply(name, outcome)
+                waiting = tuple(n for n in requests if n not in replies and n not in failed)
+                done = len(replies) + len(failed)
+                self.emit(StatusChanged(f"{status} ({done}/{len(tasks)})", tuple(replies), waiting))
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        self.record.proposers_s.append(round(time.monotonic() - started, 3))
-        if not replies:
-            raise AllProposersFailed("Every proposer failed: " + "; ".join(failures.values()))
         return replies
 
-    async def _run_multi(self, query: str) -> Reply:
-        workspace = self.engine.workspace
-        prompts = workspace.prompts
-        proposers = tuple(name for name in self.mode.providers if name in workspace.providers)
-        context = self._context()
-        first_round = {name: (prompts.proposer_system(name), user_message(context, query)) for name in proposers}
-        proposals = {name: reply.text for name, reply in (await self._gather(first_round, query)).items()}
-        aggregator = workspace.settings.aggregator
-        for iteration in range(1, MAX_AGGREGATOR_PASSES + 1):
-            forced = iteration == MAX_AGGREGATOR_PASSES
-            packet = build_packet(proposals, self.engine.rng)
-            self.emit(StatusChanged(aggregating(iteration), answered=tuple(proposals)))
-            started = time.monotonic()
-            output = await self._call(
-                aggregator,
-                "aggregator",
-                prompts.aggregator_system(),
-                user_message(context, query, prompts.aggregator_user(forced=forced) + "\n\n" + packet.render()),
-            )
-            self.record.aggregator_s.append(round(time.monotonic() - started, 3))
-            verdict = parse_verdict(output.text)
-            if verdict.kind == "final" or forced:
-                text = verdict.text or output.text
-                return Reply(text, output.usage, output.sources)
-            proposals.update(await self._resynthesize(query, context, packet, verdict.text, iteration))
-        raise AssertionError("unreachable: the last pass is always final")
+    async def propose(self, requests: dict[str, tuple[str, tuple[Turn, ...]]], query: str) -> dict[str, Reply]:
+        """A proposal round: each answer is shown in its model's pane; failures are skipped,
+        and their errors never reach a prompt. Raises AllProposersFailed if none answers."""
+        self.emit(StatusChanged(SENDING, waiting=tuple(requests)))
+        failures: list[str] = []
 
-    async def _resynthesize(
-        self, query: str, context: tuple[Turn, ...], packet: ProposalPacket, remarks: str, iteration: int
-    ) -> dict[str, str]:
-        """Send every proposer the packet and the aggregator's remarks; collect revisions.
+        def failed(name: str, message: str) -> None:
+            failures.append(message)
+            self.emit(ProposerFailed(name, message))
 
-        A proposer whose revision fails keeps its previous proposal.
-        """
+        started = time.monotonic()
+        replies = await self.gather(
+            requests,
+            role="proposer",
+            status=COLLECTING,
+            on_reply=lambda name, reply: self.remember(name, query, reply.text),
+            on_failure=failed,
+        )
+        self.record.proposers_s.append(round(time.monotonic() - started, 3))
+        if not replies:
+            raise AllProposersFailed("Every proposer failed: " + "; ".join(failures))
+        return replies
+
+    def proposers(self) -> tuple[str, ...]:
+        """The mode's models that can take part (those without a key were reported)."""
+        return tuple(name for name in self.mode.providers if name in self.engine.workspace.providers)
+
+    async def first_answers(self, query: str) -> dict[str, str]:
+        """Every taking-part model answers the query as a proposer."""
         prompts = self.engine.workspace.prompts
-        request_text = packet.render() + "\n\n# Remarks from the aggregator\n" + (remarks or "(none)")
-        self.resubmissions.append(Resubmission(iteration=iteration, text=request_text))
-        self.emit(Resubmitted(iteration, request_text))
-        requests = {
-            name: (
-                prompts.proposer_system(name),
-                user_message(
-                    context,
-                    query,
-                    prompts.synthesis_user(name)
-                    + "\n\n"
-                    + request_text
-                    + f"\n\nYour own proposal was Proposed Reply {packet.number_of(name)}.",
-                ),
-            )
-            for name in packet.authors
-        }
+        context = self.context()
+        requests = {name: (prompts.proposer_system(name), user_message(context, query)) for name in self.proposers()}
+        return {name: reply.text for name, reply in (await self.propose(requests, query)).items()}
+
+    async def call_parsed(
+        self,
+        name: str,
+        role: CallRole,
+        system: str,
+        messages: tuple[Turn, ...],
+        parse: Callable[[str], T],
+        repair: str,
+    ) -> tuple[Reply, T | None, str | None]:
+        """A call whose reply must parse; one repair request if it does not.
+
+        Returns the last reply, the parsed value (None if both attempts failed) and the
+        parse error. The repair shows the model its own reply and what was wrong with it.
+        """
+        reply = await self.call(name, role, system, messages)
         try:
-            replies = await self._gather(requests, query)
-        except AllProposersFailed:
-            return {}
-        return {name: reply.text for name, reply in replies.items()}
+            return reply, parse(reply.text), None
+        except ValueError as first_error:
+            retry_messages = messages + (
+                Turn("assistant", reply.text),
+                Turn("user", f"{repair}\n\nThe problem: {first_error}."),
+            )
+        reply = await self.call(name, role, system, retry_messages)
+        try:
+            return reply, parse(reply.text), None
+        except ValueError as error:
+            return reply, None, str(error)
 
 
 def failure_message(exc: BaseException) -> str:
@@ -322,3 +332,17 @@ def failure_message(exc: BaseException) -> str:
 
 class AllProposersFailed(EnsembleError):
     """No proposer produced a proposal."""
+
+
+StyleFlow = Callable[[TurnRunner, str], Awaitable[Reply]]
+STYLE_FLOWS: dict[Style, StyleFlow] = {}
+
+
+def register_style(style: Style) -> Callable[[StyleFlow], StyleFlow]:
+    """Each deliberation style registers the coroutine that runs its multi-model turn."""
+
+    def decorate(flow: StyleFlow) -> StyleFlow:
+        STYLE_FLOWS[style] = flow
+        return flow
+
+    return decorate
