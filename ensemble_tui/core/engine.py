@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ensemble_tui.core import aggregate  # noqa: F401 - registers the default style
 from ensemble_tui.core.costs import check_budget, estimate_call_cost, usage_cost
+from ensemble_tui.core.deliberation import council, debate_turn, vote  # noqa: F401 - register the other styles
 from ensemble_tui.core.events import CostUpdated, EngineEvent, Notice
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn

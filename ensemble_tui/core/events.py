@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.modes import Mode, Style
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,37 @@ class Resubmitted:
 
 
 @dataclass(frozen=True)
+class ReviewReceived:
+    """A ranking, critique or vote from one model; `accepted` is False if it could not be read."""
+
+    reviewer: str
+    text: str
+    accepted: bool
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class VoteRow:
+    author: str
+    rank: int
+    points: float
+    first_places: int
+    mean_overall: float | None = None
+    mean_correctness: float | None = None
+    average_position: float | None = None
+    ballots: int = 0
+    medal: str | None = None
+
+
+@dataclass(frozen=True)
+class VoteCounted:
+    """The tally of a council, vote or debate, best first."""
+
+    style: Style
+    rows: tuple[VoteRow, ...]
+
+
+@dataclass(frozen=True)
 class CostUpdated:
     session_cost_usd: float
 
@@ -82,6 +113,8 @@ EngineEvent = (
     | ProposalReceived
     | ProposerFailed
     | Resubmitted
+    | ReviewReceived
+    | VoteCounted
     | CostUpdated
     | Notice
     | FinalReplyReady

@@ -6,6 +6,7 @@ left as written, which is why this uses `str.replace` and never `str.format`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from ensemble_tui.core.errors import PromptFileError
 SYSTEM_COMMON = "{SystemPromptCommon}"
 EXAMPLES = "{examples}"
 SYNTHESIZE_COMMON = "{SynthesizePromptCommon}"
+_FIELD = re.compile(r"\{(\w+)\}")
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,16 @@ class PromptLibrary:
         name = "AggregatorForceReplyUserPrompt.txt" if forced else "AggregatorUserPrompt.txt"
         return self._user(name)
 
-    def check(self, providers: tuple[str, ...], aggregator: bool) -> None:
+    def deliberation(self, name: str, **values: str) -> str:
+        """A prompt from `Prompts/Deliberation/`, with `{field}`s filled in one pass.
+
+        One pass means text inserted for a field (a model's answer) is never searched for
+        further fields, so an answer cannot smuggle in another part of the prompt.
+        """
+        template = self._read(f"Deliberation/{name}.txt")
+        return _FIELD.sub(lambda match: values.get(match.group(1), match.group(0)), template).strip()
+
+    def check(self, providers: tuple[str, ...], aggregator: bool, deliberation: tuple[str, ...] = ()) -> None:
         """Read every prompt a run will need, so a missing file stops it before any call."""
         for provider in providers:
             self.proposer_system(provider)
@@ -71,3 +82,5 @@ class PromptLibrary:
             self.aggregator_system()
             self.aggregator_user(forced=False)
             self.aggregator_user(forced=True)
+        for name in deliberation:
+            self._read(f"Deliberation/{name}.txt")

@@ -8,12 +8,12 @@ from typing import Literal
 
 from ensemble_tui.core.provider import ErrorKind, ProviderError
 
-CallRole = Literal["single", "proposer", "aggregator"]
+CallRole = Literal["single", "proposer", "reviewer", "aggregator"]
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    proposer_retries: int = 5  # single model and proposers
+    proposer_retries: int = 5  # single model, proposers, reviewers and debaters
     aggregator_retries: int = 1
     aggregator_overloaded_retries: int = 3  # Anthropic 529
     base_delay_s: float = 1.0

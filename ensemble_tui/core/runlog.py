@@ -25,14 +25,28 @@ class CallRecord:
 
 
 @dataclass
+class Artifact:
+    """Something a turn produced that the run report shows: an answer, a review, a vote."""
+
+    kind: str  # answer, resubmission, aggregation, review, vote, final
+    author: str  # the model, or "" for the engine's own tallies
+    text: str
+    round: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class TurnRecord:
     session: str
     mode: str
+    style: str = "aggregate"
+    query: str = ""
     started_at: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
     outcome: str = "running"
     proposers_s: list[float] = field(default_factory=list)  # one figure per proposal round
     aggregator_s: list[float] = field(default_factory=list)  # one figure per aggregator pass
     calls: list[CallRecord] = field(default_factory=list)
+    artifacts: list[Artifact] = field(default_factory=list)
     turn_cost_usd: float = 0.0
     session_cost_usd: float = 0.0
 

@@ -26,6 +26,7 @@ class Settings(BaseModel):
     temperature: float = Field(default=0.7, ge=0.0, le=2.0)
     notifications: bool = True
     budget_usd: float = Field(default=5.0, gt=0)
+    debate_rounds: int = Field(default=3, ge=3, le=10)
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
         """The selected model id for `provider`, falling back to its configured default."""

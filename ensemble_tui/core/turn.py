@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -30,7 +31,7 @@ from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole
-from ensemble_tui.core.runlog import TurnRecord, append_turn
+from ensemble_tui.core.runlog import Artifact, TurnRecord, append_turn
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+R = TypeVar("R")
 
 SENDING = "Sending requests for proposals…"
 COLLECTING = "Collecting replies…"
@@ -59,11 +61,12 @@ class TurnRunner:
     resubmissions: list[Resubmission] = field(default_factory=list)
     in_flight: dict[object, float] = field(default_factory=dict)
     added_input: bool = False
+    round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
 
     def __post_init__(self) -> None:
         workspace = self.engine.workspace
         self.session = workspace.session
-        self.record = TurnRecord(session=self.session.id, mode=self.mode.value)
+        self.record = TurnRecord(session=self.session.id, mode=self.mode.value, style=self.style.value)
         self.pdf: Path | None = None
         self.pdf_bytes = 0
 
@@ -110,10 +113,16 @@ class TurnRunner:
         if not query:
             raise EnsembleError("Nothing to redo yet - type a question first.")
         self.session.last_mode = self.mode.value
+        self.record.query = query
         workspace.store.save(self.session)
         self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
 
-        workspace.prompts.check(self.mode.providers, aggregator=self.mode.is_multi)
+        multi = self.mode.is_multi
+        workspace.prompts.check(
+            self.mode.providers,
+            aggregator=multi and self.style is Style.AGGREGATE,
+            deliberation=STYLE_PROMPTS.get(self.style, ()) if multi else (),
+        )
         self._check_providers()
         if self.session.pdf_path:
             self.pdf = check_pdf(self.session.pdf_path)
@@ -196,8 +205,10 @@ class TurnRunner:
         )
 
     def remember(self, provider: str, query: str, text: str) -> None:
+        """Keep a model's latest answer for its pane and the run report."""
         model = self.engine.workspace.model_for(provider)
         self.outputs[provider] = ModelOutput(query=query, text=text, model=model)
+        self.record.artifacts.append(Artifact("answer", provider, text, round=self.round))
         self.emit(ProposalReceived(provider, model, query, text))
 
     # ----- single model -----------------------------------------------------------------------
@@ -212,32 +223,30 @@ class TurnRunner:
 
     # ----- proposers and aggregator -----------------------------------------------------------
 
-    async def _attempt(
-        self, name: str, role: CallRole, system: str, messages: tuple[Turn, ...]
-    ) -> tuple[str, Reply | ProviderError]:
-        try:
-            return name, await self.call(name, role, system, messages)
-        except ProviderError as exc:
-            return name, exc
-
     async def gather(
         self,
-        requests: dict[str, tuple[str, tuple[Turn, ...]]],
+        jobs: dict[str, Callable[[], Awaitable[R]]],
         *,
-        role: CallRole,
         status: str,
-        on_reply: Callable[[str, Reply], None] | None = None,
+        on_done: Callable[[str, R], None] | None = None,
         on_failure: Callable[[str, str], None] | None = None,
-    ) -> dict[str, Reply]:
-        """Run one call per model concurrently, reporting progress as `status (k/n)`.
+    ) -> dict[str, R]:
+        """Run one job per model concurrently, reporting progress as `status (k/n)`.
 
-        A model whose call fails is reported through `on_failure` and left out; the budget stop
-        and bugs end the whole turn (the other calls are cancelled).
+        A job whose call fails (ProviderError) is reported through `on_failure` and left out;
+        the budget stop and bugs end the whole turn (the other jobs are cancelled).
         """
-        tasks = [asyncio.create_task(self._attempt(name, role, *request)) for name, request in requests.items()]
-        replies: dict[str, Reply] = {}
+
+        async def attempt(name: str) -> tuple[str, R | ProviderError]:
+            try:
+                return name, await jobs[name]()
+            except ProviderError as exc:
+                return name, exc
+
+        tasks = [asyncio.create_task(attempt(name)) for name in jobs]
+        results: dict[str, R] = {}
         failed: set[str] = set()
-        self.emit(StatusChanged(f"{status} (0/{len(tasks)})", waiting=tuple(requests)))
+        self.emit(StatusChanged(f"{status} (0/{len(tasks)})", waiting=tuple(jobs)))
         try:
             for finished in asyncio.as_completed(tasks):
                 name, outcome = await finished
@@ -246,17 +255,17 @@ class TurnRunner:
                     if on_failure:
                         on_failure(name, outcome.message)
                 else:
-                    replies[name] = outcome
-                    if on_reply:
-                        on_reply(name, outcome)
-                waiting = tuple(n for n in requests if n not in replies and n not in failed)
-                done = len(replies) + len(failed)
-                self.emit(StatusChanged(f"{status} ({done}/{len(tasks)})", tuple(replies), waiting))
+                    results[name] = outcome
+                    if on_done:
+                        on_done(name, outcome)
+                waiting = tuple(n for n in jobs if n not in results and n not in failed)
+                done = len(results) + len(failed)
+                self.emit(StatusChanged(f"{status} ({done}/{len(tasks)})", tuple(results), waiting))
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        return replies
+        return results
 
     async def propose(self, requests: dict[str, tuple[str, tuple[Turn, ...]]], query: str) -> dict[str, Reply]:
         """A proposal round: each answer is shown in its model's pane; failures are skipped,
@@ -269,11 +278,12 @@ class TurnRunner:
             self.emit(ProposerFailed(name, message))
 
         started = time.monotonic()
+        self.round += 1
+        jobs = {name: partial(self.call, name, "proposer", *request) for name, request in requests.items()}
         replies = await self.gather(
-            requests,
-            role="proposer",
+            jobs,
             status=COLLECTING,
-            on_reply=lambda name, reply: self.remember(name, query, reply.text),
+            on_done=lambda name, reply: self.remember(name, query, reply.text),
             on_failure=failed,
         )
         self.record.proposers_s.append(round(time.monotonic() - started, 3))
@@ -336,13 +346,16 @@ class AllProposersFailed(EnsembleError):
 
 StyleFlow = Callable[[TurnRunner, str], Awaitable[Reply]]
 STYLE_FLOWS: dict[Style, StyleFlow] = {}
+STYLE_PROMPTS: dict[Style, tuple[str, ...]] = {}
 
 
-def register_style(style: Style) -> Callable[[StyleFlow], StyleFlow]:
-    """Each deliberation style registers the coroutine that runs its multi-model turn."""
+def register_style(style: Style, prompts: tuple[str, ...] = ()) -> Callable[[StyleFlow], StyleFlow]:
+    """Each deliberation style registers the coroutine that runs its multi-model turn, and
+    the `Prompts/Deliberation/` files it reads (checked before any call)."""
 
     def decorate(flow: StyleFlow) -> StyleFlow:
         STYLE_FLOWS[style] = flow
+        STYLE_PROMPTS[style] = prompts
         return flow
 
     return decorate

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,16 +21,27 @@ class Slow:
     seconds: float
 
 
-Step = Reply | ProviderError | Hang | Slow | str
+Step = Reply | ProviderError | Hang | Slow | str | Callable[[CallRequest], "Reply | str"]
+
+# Marker phrases from the shipped prompts, checked in order, that tell a request's role.
+_ROLE_MARKERS: list[tuple[str, str]] = [
+    ("Your own proposal was Proposed Reply", "synthesis"),
+    ("# Proposed Reply 1:", "aggregator"),
+    ("You are the chair of a panel", "chairman"),
+    ("You are Agent ", "debate"),
+    ("did not follow the required format", "debate"),
+    ('"critiques"', "critique"),
+    ("was not the JSON object", "critique"),
+    ("FINAL RANKING:", "ranking"),
+]
 
 
 def role_of(request: CallRequest) -> str:
-    """Which role a request plays, read from what the engine put in it."""
+    """Which role a request plays, read from what the engine put in its last turn."""
     last = request.messages[-1].text
-    if "Your own proposal was Proposed Reply" in last:
-        return "synthesis"
-    if "# Proposed Reply 1:" in last:
-        return "aggregator"
+    for marker, role in _ROLE_MARKERS:
+        if marker in last:
+            return role
     return "proposer"
 
 
@@ -56,6 +68,8 @@ class ScriptedProvider:
             if self.default is None:
                 raise AssertionError(f"{self.label}: unscripted {role} call")
             step = self.default if role != "aggregator" else "FINAL REPLY:\n" + self.default
+        if callable(step) and not isinstance(step, (Reply, ProviderError, Hang, Slow)):
+            step = step(request)
         if isinstance(step, str):
             step = Reply(step, Usage(input_tokens=1000, output_tokens=200))
         if isinstance(step, Hang):
