@@ -8,6 +8,7 @@ from ensemble_tui.core.events import Resubmitted, StatusChanged
 from ensemble_tui.core.modes import Style
 from ensemble_tui.core.packet import ProposalPacket, build_packet
 from ensemble_tui.core.provider import Reply, Turn
+from ensemble_tui.core.runlog import Artifact
 from ensemble_tui.core.session import Resubmission
 from ensemble_tui.core.turn import AllProposersFailed, TurnRunner, register_style, user_message
 from ensemble_tui.core.verdict import parse_verdict
@@ -39,6 +40,7 @@ async def run_aggregator_loop(runner: TurnRunner, query: str) -> Reply:
             user_message(context, query, prompts.aggregator_user(forced=forced) + "\n\n" + packet.render()),
         )
         runner.record.aggregator_s.append(round(time.monotonic() - started, 3))
+        runner.record.artifacts.append(Artifact("aggregation", aggregator, output.text, round=iteration))
         verdict = parse_verdict(output.text)
         if verdict.kind == "final" or forced:
             return Reply(verdict.text or output.text, output.usage, output.sources)
@@ -56,6 +58,7 @@ async def _resynthesize(
     prompts = runner.engine.workspace.prompts
     request_text = packet.render() + "\n\n# Remarks from the aggregator\n" + (remarks or "(none)")
     runner.resubmissions.append(Resubmission(iteration=iteration, text=request_text))
+    runner.record.artifacts.append(Artifact("resubmission", "", request_text, round=iteration))
     runner.emit(Resubmitted(iteration, request_text))
     requests = {
         name: (

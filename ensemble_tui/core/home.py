@@ -42,6 +42,14 @@ class HomePaths:
         return self.root / "Session.json"
 
     @property
+    def exports(self) -> Path:
+        return self.root / "Exports"
+
+    @property
+    def archive(self) -> Path:
+        return self.root / "History.sqlite3"
+
+    @property
     def logs(self) -> Path:
         return self.root / "Logs"
 

@@ -63,4 +63,6 @@ def append_turn(log_dir: Path, record: TurnRecord) -> None:
         existing = ""
     if existing and not existing.endswith("\n"):
         existing += "\n"
-    atomic_write_text(path, existing + json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+    line = record.to_json()
+    line.pop("artifacts")  # the texts go to the archive; this log keeps timings and costs
+    atomic_write_text(path, existing + json.dumps(line, ensure_ascii=False) + "\n")

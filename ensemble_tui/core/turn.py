@@ -31,7 +31,7 @@ from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole
-from ensemble_tui.core.runlog import Artifact, TurnRecord, append_turn
+from ensemble_tui.core.runlog import Artifact, TurnRecord
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ class TurnRunner:
             raise EnsembleError("Nothing to redo yet - type a question first.")
         self.session.last_mode = self.mode.value
         self.record.query = query
-        workspace.store.save(self.session)
+        self._save()
         self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
 
         multi = self.mode.is_multi
@@ -154,7 +154,9 @@ class TurnRunner:
         session.resubmissions.extend(self.resubmissions)
         if reply is not None:
             session.history.append(ChatMessage(role="assistant", text=reply.text, sources=list(reply.sources)))
+            self.record.artifacts.append(Artifact("final", "", reply.text, data={"sources": list(reply.sources)}))
         self._save()
+        self._finish_record()
 
     def _roll_back(self) -> None:
         """Nothing of a cancelled run is kept (its input included); the money spent is."""
@@ -162,11 +164,12 @@ class TurnRunner:
             self.session.history.pop()
         self.record.outcome = "cancelled"
         self._save()
+        self._finish_record()
 
     def _save(self) -> None:
         """Persist the session; a failed write is reported, never allowed to lose the turn."""
         try:
-            self.engine.workspace.store.save(self.session)
+            self.engine.workspace.persist()
         except OSError as exc:
             where = exc.filename or self.engine.workspace.paths.root
             self.emit(
@@ -175,15 +178,10 @@ class TurnRunner:
                     "the chat is kept in memory."
                 )
             )
-        if self.record.calls:
-            self._log_turn()
 
-    def _log_turn(self) -> None:
-        self.record.session_cost_usd = self.session.cost_usd
-        try:
-            append_turn(self.engine.workspace.paths.logs, self.record)
-        except OSError as exc:  # a log that cannot be written must not end the turn
-            log.warning("cannot write the turn log: %s", exc)
+    def _finish_record(self) -> None:
+        if self.record.calls:
+            self.engine.workspace.record_turn(self.record)
 
     # ----- calls ------------------------------------------------------------------------------
 

@@ -6,17 +6,24 @@ single place where files are read at start and state changes are persisted.
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.config import ProviderConfig, load_provider_configs
+from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.home import HomePaths, seed_home
 from ensemble_tui.core.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
+from ensemble_tui.core.runlog import TurnRecord, append_turn
 from ensemble_tui.core.session import SessionData, SessionStore
 from ensemble_tui.core.settings import Settings, load_settings, save_settings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -27,6 +34,7 @@ class Workspace:
     session: SessionData
     store: SessionStore
     prompts: PromptLibrary
+    archive: RunArchive
     providers: dict[str, Provider] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)  # provider -> why (e.g. missing key)
     warnings: list[str] = field(default_factory=list)  # one line each, shown at start
@@ -41,7 +49,8 @@ class Workspace:
         store = SessionStore(paths)
         session, session_warning = store.load()
         warnings = [w for w in (loaded.warning, session_warning) if w]
-        workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts))
+        archive = RunArchive(paths.archive)
+        workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts), archive)
         workspace.warnings.extend(warnings)
         for provider, config in configs.items():
             model = loaded.settings.model_for(provider, configs)
@@ -69,13 +78,46 @@ class Workspace:
         """Check and remember the session PDF, and start uploading it to every provider."""
         info = pdf_info(path)
         self.session.pdf_path = str(info.path)
-        self.store.save(self.session)
+        self.persist()
         self._prepare_uploads(info.path)
         return info
 
     def clear_pdf(self) -> None:
         self.session.pdf_path = None
+        self.persist()
+
+    def persist(self) -> None:
+        """Save the session (Session.json, transcript) and its copy in the run archive.
+
+        Raises OSError if the files cannot be written; an archive that cannot be written
+        only costs the history screen, so that is logged, not raised.
+        """
         self.store.save(self.session)
+        try:
+            self.archive.save_session(self.session)
+        except sqlite3.Error as exc:
+            log.warning("cannot update the run archive: %s", exc)
+
+    def record_turn(self, record: TurnRecord) -> None:
+        """Timings and costs to `Logs/`, the full record to the archive; neither may end a turn."""
+        record.session_cost_usd = self.session.cost_usd
+        try:
+            append_turn(self.paths.logs, record)
+        except OSError as exc:
+            log.warning("cannot write the turn log: %s", exc)
+        try:
+            self.archive.save_turn(record)
+        except sqlite3.Error as exc:
+            log.warning("cannot write the run archive: %s", exc)
+
+    def reopen(self, session_id: str) -> SessionData:
+        """Make a past session (from the archive) the current one."""
+        session = self.archive.load_session(session_id)
+        if session is None:
+            raise EnsembleError(f"Session {session_id} is not in the history any more.")
+        self.session = session
+        self.persist()
+        return session
 
     def _prepare_uploads(self, pdf: Path) -> None:
         for provider in self.providers.values():
@@ -84,6 +126,7 @@ class Workspace:
     def new_chat(self) -> SessionData:
         """Start a fresh session and transcript; the old transcript stays in Chats/."""
         self.session = self.store.new_session(self.session)
+        self.persist()
         return self.session
 
     def update_settings(self, **changes: Any) -> Settings:

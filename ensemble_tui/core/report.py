@@ -1,0 +1,134 @@
+"""The run report: every call, answer, review and vote of one turn, as Markdown sections.
+
+The app shows these sections; exports reuse them, so what a user sees and what they export
+never drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ensemble_tui.core.runlog import Artifact, TurnRecord
+
+MEDAL_MARKS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    title: str
+    markdown: str
+
+
+def _cell(value: object) -> str:
+    """A Markdown table cell: one line, pipes escaped."""
+    return str(value).replace("\n", " ").replace("|", "\\|")
+
+
+def table(headers: list[str], rows: list[list[object]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(_cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _summary(record: TurnRecord) -> str:
+    timings = []
+    if record.proposers_s:
+        timings.append("proposal rounds " + ", ".join(f"{s:.1f} s" for s in record.proposers_s))
+    if record.aggregator_s:
+        timings.append("aggregator passes " + ", ".join(f"{s:.1f} s" for s in record.aggregator_s))
+    lines = [
+        f"- **Question:** {_cell(record.query)}",
+        f"- **Mode:** {record.mode} · **style:** {record.style} · **outcome:** {record.outcome}",
+        f"- **Started:** {record.started_at} · **cost:** ${record.turn_cost_usd:.4f} "
+        f"(session ${record.session_cost_usd:.4f})",
+    ]
+    if timings:
+        lines.append("- **Timings:** " + "; ".join(timings))
+    return "\n".join(lines)
+
+
+def _calls(record: TurnRecord) -> str:
+    rows = [
+        [
+            call.provider,
+            call.model,
+            call.role,
+            call.attempt,
+            f"{call.latency_s:.2f} s",
+            call.usage.input_tokens + call.usage.cached_input_tokens + call.usage.cache_write_tokens,
+            call.usage.cached_input_tokens,
+            call.usage.output_tokens,
+            f"${call.cost_usd:.4f}",
+            call.outcome,
+        ]
+        for call in record.calls
+    ]
+    headers = ["model", "id", "role", "try", "latency", "in", "cached", "out", "cost", "outcome"]
+    return table(headers, rows)
+
+
+def _texts(artifacts: list[Artifact], title_of: Any) -> str:
+    return "\n\n".join(f"#### {title_of(a)}\n\n{a.text.strip()}" for a in artifacts)
+
+
+def _vote_table(vote: Artifact) -> str:
+    standings = vote.data.get("standings")
+    if not standings:
+        return vote.text
+    medals = vote.data.get("medals", {})
+    rows = [
+        [
+            s["rank"],
+            s["author"],
+            f"{s['points']:g}",
+            s["first_places"],
+            "-" if s["mean_overall"] is None else f"{s['mean_overall']:.2f}",
+            "-" if s["mean_correctness"] is None else f"{s['mean_correctness']:.2f}",
+            MEDAL_MARKS.get(medals.get(s["author"], ""), ""),
+        ]
+        for s in standings
+    ]
+    headers = ["rank", "model", "Borda points", "first places", "mean overall", "mean correctness", "medal"]
+    return table(headers, rows) + ("\n\n" + vote.text if vote.text else "")
+
+
+def turn_report(record: TurnRecord) -> list[ReportSection]:
+    """Sections for one turn, in the order a reader follows the run."""
+    by_kind: dict[str, list[Artifact]] = {}
+    for artifact in record.artifacts:
+        by_kind.setdefault(artifact.kind, []).append(artifact)
+    sections = [ReportSection("Summary", _summary(record)), ReportSection("Calls", _calls(record))]
+    if answers := by_kind.get("answer"):
+        sections.append(ReportSection("Answers", _texts(answers, lambda a: f"{a.author} · round {a.round}")))
+    if resubmissions := by_kind.get("resubmission"):
+        title = "Resubmissions"
+        sections.append(ReportSection(title, _texts(resubmissions, lambda a: f"Request {a.round}")))
+    if aggregations := by_kind.get("aggregation"):
+        title = "Aggregator passes"
+        sections.append(ReportSection(title, _texts(aggregations, lambda a: f"{a.author} · pass {a.round}")))
+    if debate := by_kind.get("debate"):
+        sections.append(
+            ReportSection(
+                "Debate rounds", _texts(debate, lambda a: f"Agent {a.data.get('agent')} ({a.author}) · round {a.round}")
+            )
+        )
+    reviews = by_kind.get("ranking", []) + by_kind.get("critique", [])
+    if reviews:
+
+        def review_title(a: Artifact) -> str:
+            labels = ", ".join(f"{label} = {who}" for label, who in a.data.get("labels", {}).items())
+            state = "counted" if a.data.get("accepted") else f"left out: {a.data.get('problem')}"
+            return f"{a.kind.capitalize()} by {a.author} ({labels}; {state})"
+
+        sections.append(ReportSection("Reviews", _texts(reviews, review_title)))
+    for vote in by_kind.get("vote", []):
+        sections.append(ReportSection("Vote", _vote_table(vote)))
+    if final := by_kind.get("final"):
+        sections.append(ReportSection("Final reply", final[-1].text))
+    return sections
+
+
+def report_markdown(record: TurnRecord, level: int = 2) -> str:
+    heading = "#" * level
+    return "\n\n".join(f"{heading} {section.title}\n\n{section.markdown}" for section in turn_report(record))
