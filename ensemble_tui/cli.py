@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
+STYLES = ("aggregate", "council", "vote", "debate")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_common(ask)
     ask.add_argument("--mode", choices=MODES, default="all", help="which models answer (default: all)")
+    ask.add_argument(
+        "--style",
+        choices=STYLES,
+        default="aggregate",
+        help="how several models deliberate: the aggregator loop (default), a council with peer ranking, "
+        "critique and vote, or a multi-round debate",
+    )
     ask.add_argument("--new", action="store_true", help="start a new chat first")
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
     return parser
@@ -106,7 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "ask":
         from ensemble_tui.headless import ask
 
-        return ask(workspace, question=args.question, mode=args.mode, new=args.new, pdf=pdf, demo=demo)
+        return ask(
+            workspace, question=args.question, mode=args.mode, style=args.style, new=args.new, pdf=pdf, demo=demo
+        )
     from ensemble_tui.ui.launch import launch
 
     return launch(workspace, pdf=pdf, demo=demo)

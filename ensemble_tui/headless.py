@@ -14,10 +14,12 @@ from ensemble_tui.core.events import (
     Notice,
     ProposerFailed,
     Resubmitted,
+    ReviewReceived,
     RunFailed,
     StatusChanged,
+    VoteCounted,
 )
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.workspace import Workspace
 
 
@@ -40,11 +42,15 @@ def describe(event: EngineEvent) -> str | None:
         return f"the aggregator asked for another round (request {event.iteration})"
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, ReviewReceived):
+        return f"{event.reviewer} reviewed the answers" + ("" if event.accepted else " (unreadable, left out)")
+    if isinstance(event, VoteCounted):
+        return "tally: " + ", ".join(f"{row.rank}. {row.author}" for row in event.rows)
     return None
 
 
-async def run_ask(engine: Engine, mode: Mode, question: str, out: TextIO, err: TextIO) -> int:
-    async for event in engine.run(mode, question):
+async def run_ask(engine: Engine, mode: Mode, style: Style, question: str, out: TextIO, err: TextIO) -> int:
+    async for event in engine.run(mode, question, style):
         if isinstance(event, FinalReplyReady):
             print(render_reply(event), file=out)
             return 0
@@ -57,7 +63,9 @@ async def run_ask(engine: Engine, mode: Mode, question: str, out: TextIO, err: T
     return 1
 
 
-def ask(workspace: Workspace, *, question: str, mode: str, new: bool, pdf: str | None, demo: bool) -> int:
+def ask(
+    workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool
+) -> int:
     from ensemble_tui.cli import attach_providers, simulator_context
 
     for warning in workspace.warnings:
@@ -74,7 +82,7 @@ def ask(workspace: Workspace, *, question: str, mode: str, new: bool, pdf: str |
             return 2
         engine = Engine(workspace)
         try:
-            return asyncio.run(run_ask(engine, Mode.parse(mode), question, sys.stdout, sys.stderr))
+            return asyncio.run(run_ask(engine, Mode.parse(mode), Style.parse(style), question, sys.stdout, sys.stderr))
         except KeyboardInterrupt:
             print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)
             return 130

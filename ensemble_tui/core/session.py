@@ -63,6 +63,7 @@ class SessionData(BaseModel):
     cost_usd: float = 0.0
     pdf_path: str | None = None
     last_mode: str | None = None
+    last_style: str | None = None
 
     @property
     def pending_input(self) -> str | None:

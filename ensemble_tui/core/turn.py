@@ -113,6 +113,7 @@ class TurnRunner:
         if not query:
             raise EnsembleError("Nothing to redo yet - type a question first.")
         self.session.last_mode = self.mode.value
+        self.session.last_style = self.style.value
         self.record.query = query
         self._save()
         self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
