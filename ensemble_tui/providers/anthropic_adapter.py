@@ -1,0 +1,161 @@
+"""Claude through the official `anthropic` SDK: Files beta + beta Messages API.
+
+The PDF goes up once through the Files beta and is referenced by a `document` block with a
+file source. Two prompt-cache breakpoints make later turns and aggregator passes cheap: one on
+the document block (system + tools + PDF), one on the last block of the history before the new
+user turn. anthropic 2.x has no sampling parameters at all, so no temperature is ever sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from ensemble_tui.core.provider import CallRequest, Reply, Turn, Usage
+from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider, dedupe, first_user_index, turn_text
+from ensemble_tui.providers.errors import (
+    CallContext,
+    FileGone,
+    classify_status,
+    connection_failed,
+    mentions_file,
+    retry_after_seconds,
+    timed_out,
+)
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+FILES_BETA = "files-api-2025-04-14"
+MAX_OUTPUT_TOKENS = 16_000
+MAX_SEARCHES_PER_CALL = 5  # caps the per-search fee of one call
+MAX_CONTINUATIONS = 3  # `pause_turn` resends; a long server-side search loop must still end
+EPHEMERAL = {"type": "ephemeral"}
+WEB_SEARCH_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_uses": MAX_SEARCHES_PER_CALL}
+
+
+class AnthropicProvider(SdkProvider):
+    base_url_env = "ANTHROPIC_BASE_URL"
+
+    _client_instance: Any = None
+
+    def _client(self) -> Any:
+        if self._client_instance is None:
+            from anthropic import AsyncAnthropic
+
+            self._client_instance = AsyncAnthropic(
+                api_key=self.credentials.key,
+                base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+                max_retries=0,  # the engine owns retries
+                timeout=DEFAULT_TIMEOUT_S,
+            )
+        return self._client_instance
+
+    async def _close_client(self) -> None:
+        if self._client_instance is not None:
+            await self._client_instance.close()
+
+    async def _upload_pdf(self, pdf: Path) -> str:
+        data = await asyncio.to_thread(pdf.read_bytes)
+        try:
+            uploaded = await self._client().beta.files.upload(
+                file=(pdf.name, data, PDF_MIME), betas=[FILES_BETA], timeout=self.upload_timeout_s
+            )
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, self.upload_timeout_s) from None
+        return str(uploaded.id)
+
+    async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
+        messages = build_messages(request.messages, file_ref)
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": MAX_OUTPUT_TOKENS,
+            "betas": [FILES_BETA],
+            # an explicit timeout also skips the SDK's "use streaming for long requests" refusal
+            "timeout": request.timeout_s,
+        }
+        if request.system:
+            kwargs["system"] = request.system
+        if request.web_search:
+            kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
+        texts: list[str] = []
+        urls: list[str] = []
+        usage = Usage()
+        for _ in range(MAX_CONTINUATIONS + 1):
+            try:
+                message = await self._client().beta.messages.create(messages=messages, **kwargs)
+            except Exception as exc:
+                raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
+            usage = usage + read_usage(message)
+            for block in message.content:
+                if block.type == "text":
+                    texts.append(block.text)
+                    urls.extend(
+                        citation.url
+                        for citation in block.citations or ()
+                        if getattr(citation, "type", "") == "web_search_result_location"
+                    )
+            if message.stop_reason != "pause_turn":
+                break
+            # The server paused a long tool loop: send its partial turn back so it continues.
+            paused = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
+            messages = [*messages, {"role": "assistant", "content": paused}]
+        return Reply("".join(texts), usage, dedupe(urls))
+
+    def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
+        import anthropic
+
+        if isinstance(exc, anthropic.APITimeoutError):
+            return timed_out(ctx, timeout_s)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return connection_failed(ctx, exc)
+        if isinstance(exc, anthropic.APIStatusError):
+            message = str(exc.api_message or "")
+            error_type = str(exc.type or "")
+            error_code = str(exc.error_code or "")
+            if exc.status_code in (400, 404) and (
+                error_code == "file_expired" or mentions_file(file_ref, message, loose=exc.status_code == 404)
+            ):
+                return FileGone()
+            return classify_status(
+                ctx,
+                exc.status_code,
+                message,
+                retry_after=retry_after_seconds(exc.response.headers),
+                code=error_code or error_type,
+                overloaded=error_type == "overloaded_error",
+                key_problem=error_type == "authentication_error",
+            )
+        return exc
+
+
+def build_messages(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:
+    """Turns as content blocks, with the document first in the first user turn.
+
+    Cache breakpoints: the document block, and the last block before the new user turn, so the
+    next call (a later turn, or the aggregator after the proposers) reads them from the cache.
+    """
+    with_file = first_user_index(messages) if file_ref else None
+    result: list[dict[str, Any]] = []
+    for index, turn in enumerate(messages):
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": turn_text(turn)}]
+        if index == with_file:
+            document = {"type": "document", "source": {"type": "file", "file_id": file_ref}}
+            blocks.insert(0, {**document, "cache_control": dict(EPHEMERAL)})
+        result.append({"role": turn.role, "content": blocks})
+    if len(result) >= 2:
+        last_history_block = result[-2]["content"][-1]
+        last_history_block["cache_control"] = dict(EPHEMERAL)
+    return result
+
+
+def read_usage(message: Any) -> Usage:
+    """Anthropic's `input_tokens` exclude cache reads and writes, which come separately."""
+    usage = message.usage
+    server_tools = getattr(usage, "server_tool_use", None)
+    return Usage(
+        input_tokens=usage.input_tokens or 0,
+        cached_input_tokens=usage.cache_read_input_tokens or 0,
+        cache_write_tokens=usage.cache_creation_input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        web_searches=(server_tools.web_search_requests or 0) if server_tools is not None else 0,
+    )

@@ -1,0 +1,113 @@
+"""What the three adapters share: the upload cache, the file-gone retry, and error context.
+
+A subclass says how to upload a PDF (`_upload_pdf`) and how to make one call with a file
+reference (`_call`); both raise `ProviderError` (or `FileGone` when the provider no longer
+knows the file). `complete` then re-uploads a vanished file and retries exactly once, silently:
+Gemini deletes files after 48 hours, and the user should never have to care.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import ClassVar
+
+from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
+from ensemble_tui.providers.credentials import Credentials
+from ensemble_tui.providers.errors import CallContext, FileGone
+from ensemble_tui.providers.uploads import UploadCache
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 180.0
+UPLOAD_TIMEOUT_S = 300.0  # a large PDF on a slow link; uploads run in the background anyway
+PDF_MIME = "application/pdf"
+
+
+class SdkProvider:
+    """Base of the SDK adapters; implements the core `Provider` protocol."""
+
+    base_url_env: ClassVar[str]  # the variable the SDK itself reads, e.g. OPENAI_BASE_URL
+
+    def __init__(self, label: str, credentials: Credentials, *, upload_timeout_s: float = UPLOAD_TIMEOUT_S) -> None:
+        self.label = label
+        self.credentials = credentials
+        self.upload_timeout_s = upload_timeout_s
+        self.uploads = UploadCache(label, self._upload)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(label={self.label!r}, base_url={self.credentials.base_url!r})"
+
+    def context(self, model: str | None = None) -> CallContext:
+        return CallContext(self.label, self.credentials.key_var, self.credentials.key, model)
+
+    # ----- the Provider protocol ---------------------------------------------------------------
+
+    def prepare(self, pdf: Path) -> None:
+        self.uploads.prepare(pdf)
+
+    async def complete(self, request: CallRequest) -> Reply:
+        file_ref = await self.uploads.file_ref(request.pdf) if request.pdf is not None else None
+        try:
+            return await self._call(request, file_ref)
+        except FileGone:
+            assert file_ref is not None and request.pdf is not None
+            log.info("%s: the uploaded PDF is gone; uploading it again", self.label)
+            self.uploads.forget(file_ref)
+        file_ref = await self.uploads.file_ref(request.pdf)
+        try:
+            return await self._call(request, file_ref)
+        except FileGone:
+            self.uploads.forget(file_ref)
+            raise ProviderError(
+                ErrorKind.TRANSIENT, f"{self.label}: the uploaded PDF was reported missing twice - will upload again"
+            ) from None
+
+    async def aclose(self) -> None:
+        """Stop background uploads and close the SDK client (tests, shutdown)."""
+        await self.uploads.aclose()
+        await self._close_client()
+
+    async def _upload(self, pdf: Path) -> str:
+        try:
+            return await self._upload_pdf(pdf)
+        except OSError as exc:  # the file vanished or became unreadable between the hash and the upload
+            raise ProviderError(
+                ErrorKind.FATAL,
+                f"{self.label}: cannot read the PDF {pdf.name} ({exc.strerror or type(exc).__name__})"
+                " - select it again in Attachments",
+            ) from None
+
+    # ----- for subclasses -------------------------------------------------------------------------
+
+    async def _upload_pdf(self, pdf: Path) -> str:
+        raise NotImplementedError
+
+    async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
+        raise NotImplementedError
+
+    async def _close_client(self) -> None:
+        return None
+
+
+def first_user_index(messages: tuple[Turn, ...]) -> int | None:
+    """Where the PDF goes: the first user turn.
+
+    The first turn never changes during a chat, so the PDF sits in the same place in every
+    request; the prompt prefix up to and including it is then identical across turns and
+    passes, which is what every provider's prompt cache keys on. Putting it in the last turn
+    would move it each turn and re-bill it uncached each time.
+    """
+    for index, turn in enumerate(messages):
+        if turn.role == "user":
+            return index
+    return None
+
+
+def turn_text(turn: Turn) -> str:
+    """APIs reject empty text blocks; a blank turn (should not happen) gets a placeholder."""
+    return turn.text if turn.text.strip() else "(empty)"
+
+
+def dedupe(urls: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(url for url in urls if url))

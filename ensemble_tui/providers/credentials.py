@@ -1,0 +1,85 @@
+"""Where keys and base URLs come from: the environment first, then `.env` files.
+
+`.env` files are read with python-dotenv's `dotenv_values` into a private mapping and never
+written into `os.environ`, so a key meant for this app does not leak into child processes or
+into the SDKs' own environment lookups. The key *value* never leaves this module's callers'
+hands: errors and logs name the variable (`key_var`), never its content.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DOTENV_NAME = ".env"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What one adapter needs to reach its API."""
+
+    key: str = field(repr=False)  # repr=False: a logged or printed adapter never shows the key
+    key_var: str  # the variable that supplied the key, named in error messages
+    base_url: str | None = None  # None: the SDK's public default
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """The non-empty values of one `.env` file; a missing or unreadable file gives nothing."""
+    if not path.is_file():
+        return {}
+    try:
+        from dotenv import dotenv_values
+
+        values = dotenv_values(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("cannot read %s: %s", path, type(exc).__name__)
+        return {}
+    return {name: value for name, value in values.items() if value}
+
+
+def environment_view(
+    env: Mapping[str, str] | None = None, *, home: Path | None = None, cwd: Path | None = None
+) -> dict[str, str]:
+    """The variables adapters read: the app home's `.env`, overridden by the current folder's
+    `.env`, overridden by the environment (`env`, or `os.environ` when None).
+
+    The environment wins so that a one-off `OPENAI_API_KEY=... ensemble-tui` behaves as users
+    expect; the current folder beats the home folder because it is the more specific place.
+    """
+    merged: dict[str, str] = {}
+    folders = [home, cwd if cwd is not None else Path.cwd()]
+    seen: set[Path] = set()
+    for folder in folders:
+        if folder is None:
+            continue
+        resolved = folder.expanduser().resolve()
+        if resolved in seen:
+            continue
+        seen.add(resolved)
+        merged.update(read_dotenv(resolved / DOTENV_NAME))
+    source = os.environ if env is None else env
+    merged.update({name: value for name, value in source.items() if value})
+    return merged
+
+
+def find_key(view: Mapping[str, str], names: Iterable[str]) -> tuple[str, str] | None:
+    """The first non-blank key among `names`, as (variable, value), or None."""
+    for name in names:
+        value = (view.get(name) or "").strip()
+        if value:
+            return name, value
+    return None
+
+
+def resolve_base_url(view: Mapping[str, str], env_var: str, configured: str | None) -> str | None:
+    """The environment variable (what the SDKs themselves honour), else the provider
+    configuration file's `base_url`, else None (the SDK default)."""
+    for candidate in (view.get(env_var), configured):
+        if candidate and candidate.strip():
+            return candidate.strip()
+    return None

@@ -1,0 +1,221 @@
+"""Gemini through the official `google-genai` SDK (`client.aio`).
+
+The PDF goes up by the resumable upload protocol and is polled until ACTIVE; calls reference it
+as a file part. Web search is Google Search grounding, and the grounding chunks are the sources.
+google-genai switches to aiohttp whenever aiohttp is importable (textual-dev pulls it in), which
+changes its exception types; the adapter pins an httpx2 transport so behaviour never depends on
+what else is installed. The `genai.Client` is kept on the adapter: a collected client closes its
+transport under any call still using it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Any
+
+from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
+from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider, dedupe, first_user_index, turn_text
+from ensemble_tui.providers.errors import (
+    CallContext,
+    FileGone,
+    classify_status,
+    connection_failed,
+    google_retry_delay,
+    mentions_file,
+    one_line,
+    retry_after_seconds,
+    timed_out,
+)
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
+POLL_FIRST_S = 0.5
+POLL_MAX_S = 4.0
+PROCESSING_LIMIT_S = 300.0
+
+
+def _ms(seconds: float) -> int:
+    """google-genai's HttpOptions.timeout is in milliseconds."""
+    return max(1, int(seconds * 1000))
+
+
+class GeminiProvider(SdkProvider):
+    base_url_env = "GOOGLE_GEMINI_BASE_URL"
+
+    _genai_client: Any = None
+    poll_first_s: float = POLL_FIRST_S
+
+    def _client(self) -> Any:
+        if self._genai_client is None:
+            import httpx2
+            from google import genai
+            from google.genai import types
+
+            self._genai_client = genai.Client(
+                api_key=self.credentials.key,
+                vertexai=False,
+                http_options=types.HttpOptions(
+                    base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+                    timeout=_ms(DEFAULT_TIMEOUT_S),
+                    # An explicit transport pins httpx2 even when aiohttp is importable.
+                    # No retry_options: the SDK then makes one attempt, and the engine retries.
+                    async_client_args={"transport": httpx2.AsyncHTTPTransport()},
+                ),
+            )
+        return self._genai_client
+
+    async def _close_client(self) -> None:
+        if self._genai_client is not None:
+            await self._genai_client.aio.aclose()
+
+    async def _upload_pdf(self, pdf: Path) -> str:
+        from google.genai import types
+
+        data = await asyncio.to_thread(pdf.read_bytes)
+        client = self._client()
+        ctx = self.context()
+        config = types.UploadFileConfig(
+            mime_type=PDF_MIME,
+            display_name=pdf.name,
+            http_options=types.HttpOptions(timeout=_ms(self.upload_timeout_s)),
+        )
+        try:
+            uploaded = await client.aio.files.upload(file=io.BytesIO(data), config=config)
+            uploaded = await self._wait_until_active(client, uploaded)
+        except ProviderError:
+            raise
+        except (ValueError, KeyError) as exc:  # the SDK's own checks of the resumable protocol
+            reason = one_line(str(exc), 80)
+            raise ProviderError(ErrorKind.TRANSIENT, f"{self.label}: the PDF upload failed ({reason})") from None
+        except Exception as exc:
+            raise self._error(exc, ctx, None, self.upload_timeout_s) from None
+        return str(uploaded.uri)
+
+    async def _wait_until_active(self, client: Any, uploaded: Any) -> Any:
+        """Poll `files.get` with growing pauses until the file is ACTIVE (or FAILED)."""
+        delay, waited = self.poll_first_s, 0.0
+        while _state(uploaded) == "PROCESSING":
+            if waited >= PROCESSING_LIMIT_S:
+                raise ProviderError(ErrorKind.TRANSIENT, f"{self.label}: the PDF is still being processed - try again")
+            await asyncio.sleep(delay)
+            waited += delay
+            delay = min(POLL_MAX_S, delay * 2)
+            uploaded = await client.aio.files.get(name=uploaded.name)
+        if _state(uploaded) == "FAILED":
+            raise ProviderError(ErrorKind.FATAL, f"{self.label}: could not process the PDF - check that it opens")
+        return uploaded
+
+    async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
+        from google.genai import types
+
+        config: dict[str, Any] = {"http_options": types.HttpOptions(timeout=_ms(request.timeout_s))}
+        if request.system:
+            config["system_instruction"] = request.system
+        if request.web_search:
+            config["tools"] = [types.Tool(google_search=types.GoogleSearch())]
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        try:
+            response = await self._client().aio.models.generate_content(
+                model=request.model,
+                contents=build_contents(request.messages, file_ref),
+                config=types.GenerateContentConfig(**config),
+            )
+        except Exception as exc:
+            raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
+        feedback = getattr(response, "prompt_feedback", None)
+        if not response.candidates and feedback is not None and feedback.block_reason:
+            reason = getattr(feedback.block_reason, "value", feedback.block_reason)
+            raise ProviderError(ErrorKind.FATAL, f"{self.label}: the request was blocked ({reason}) - rephrase it")
+        return Reply(read_text(response), read_usage(response), read_sources(response))
+
+    def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
+        import httpx2
+        from google.genai import errors
+
+        if isinstance(exc, httpx2.TimeoutException):
+            return timed_out(ctx, timeout_s)
+        if isinstance(exc, (httpx2.TransportError, ConnectionError)):
+            return connection_failed(ctx, exc)
+        if isinstance(exc, errors.APIError):
+            status = int(exc.code or 0)
+            message = str(exc.message or "")
+            body = exc.details if isinstance(exc.details, dict) else {}
+            error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+            details = error.get("details")
+            if status in (400, 403, 404) and mentions_file(file_ref, message, loose=status in (403, 404)):
+                return FileGone()
+            headers = getattr(getattr(exc, "response", None), "headers", None)
+            retry_after = retry_after_seconds(headers) if headers is not None else None
+            return classify_status(
+                ctx,
+                status,
+                message,
+                retry_after=retry_after if retry_after is not None else google_retry_delay(details),
+                key_problem=status == 400 and ("API key" in message or "API_KEY_INVALID" in str(details)),
+            )
+        return exc
+
+
+def _state(uploaded: Any) -> str:
+    state = getattr(uploaded, "state", None)
+    return str(getattr(state, "value", state) or "ACTIVE")
+
+
+def build_contents(messages: tuple[Turn, ...], file_ref: str | None) -> list[Any]:
+    """Turns as `user` / `model` contents; the PDF is a file part in the first user turn."""
+    from google.genai import types
+
+    with_file = first_user_index(messages) if file_ref else None
+    contents = []
+    for index, turn in enumerate(messages):
+        parts = [types.Part(text=turn_text(turn))]
+        if index == with_file:
+            parts.insert(0, types.Part(file_data=types.FileData(file_uri=file_ref, mime_type=PDF_MIME)))
+        contents.append(types.Content(role="user" if turn.role == "user" else "model", parts=parts))
+    return contents
+
+
+def read_text(response: Any) -> str:
+    """The first candidate's text parts, without thought summaries."""
+    if not response.candidates:
+        return ""
+    content = response.candidates[0].content
+    parts = (content.parts if content is not None else None) or ()
+    return "".join(part.text for part in parts if part.text and not part.thought)
+
+
+def read_usage(response: Any) -> Usage:
+    """Gemini's prompt count includes cached tokens; tool-use prompt tokens (search results fed
+    back to the model) come separately and are billed as input; thoughts are billed as output
+    but not counted in `candidates_token_count`. One grounded reply counts as one search, since
+    grounding is priced per grounded prompt."""
+    meta = response.usage_metadata
+    grounded = bool(_grounding(response))
+    if meta is None:
+        return Usage(web_searches=int(grounded))
+    prompt = meta.prompt_token_count or 0
+    cached = meta.cached_content_token_count or 0
+    return Usage(
+        input_tokens=max(0, prompt - cached) + (meta.tool_use_prompt_token_count or 0),
+        cached_input_tokens=cached,
+        output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+        web_searches=int(grounded),
+    )
+
+
+def _grounding(response: Any) -> Any:
+    if not response.candidates:
+        return None
+    metadata = response.candidates[0].grounding_metadata
+    if metadata is None or not (metadata.grounding_chunks or metadata.web_search_queries):
+        return None
+    return metadata
+
+
+def read_sources(response: Any) -> tuple[str, ...]:
+    metadata = _grounding(response)
+    if metadata is None:
+        return ()
+    return dedupe([chunk.web.uri for chunk in metadata.grounding_chunks or () if chunk.web and chunk.web.uri])

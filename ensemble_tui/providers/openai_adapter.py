@@ -1,0 +1,167 @@
+"""ChatGPT through the official `openai` SDK: Files API + Responses API.
+
+The PDF goes up once with `purpose="user_data"` and is referenced as an `input_file` part;
+the system prompt goes in `instructions`; web search is the `web_search` tool, and the URLs the
+reply cites come from its `url_citation` annotations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
+from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider, dedupe, first_user_index, turn_text
+from ensemble_tui.providers.errors import (
+    CallContext,
+    FileGone,
+    classify_status,
+    connection_failed,
+    mentions_file,
+    retry_after_seconds,
+    timed_out,
+)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+WEB_SEARCH_TOOL = {"type": "web_search"}
+
+
+class OpenAIProvider(SdkProvider):
+    base_url_env = "OPENAI_BASE_URL"
+
+    _client_instance: Any = None
+
+    def _client(self) -> Any:
+        if self._client_instance is None:
+            from openai import AsyncOpenAI
+
+            self._client_instance = AsyncOpenAI(
+                api_key=self.credentials.key,
+                # explicit, so a `base_url` from the configuration file or a test's env wins
+                base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+                max_retries=0,  # the engine owns retries
+                timeout=DEFAULT_TIMEOUT_S,
+            )
+        return self._client_instance
+
+    async def _close_client(self) -> None:
+        if self._client_instance is not None:
+            await self._client_instance.close()
+
+    async def _upload_pdf(self, pdf: Path) -> str:
+        data = await asyncio.to_thread(pdf.read_bytes)
+        try:
+            uploaded = await self._client().files.create(
+                file=(pdf.name, data, PDF_MIME), purpose="user_data", timeout=self.upload_timeout_s
+            )
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, self.upload_timeout_s) from None
+        return str(uploaded.id)
+
+    async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "input": build_input(request.messages, file_ref),
+            "timeout": request.timeout_s,
+        }
+        if request.system:
+            kwargs["instructions"] = request.system
+        if request.web_search:
+            kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        try:
+            response = await self._client().responses.create(**kwargs)
+        except Exception as exc:
+            raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
+        if getattr(response, "error", None) is not None:
+            raise ProviderError(ErrorKind.TRANSIENT, f"{self.label}: the response failed ({response.error.code})")
+        return Reply(response.output_text, read_usage(response), read_sources(response))
+
+    def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            return timed_out(ctx, timeout_s)
+        if isinstance(exc, openai.APIConnectionError):
+            return connection_failed(ctx, exc)
+        if isinstance(exc, openai.APIStatusError):
+            body = exc.body if isinstance(exc.body, dict) else {}
+            message = str(body.get("message") or "")
+            code = str(body.get("code") or "")
+            param = str(body.get("param") or "")
+            if exc.status_code in (400, 404) and code != "model_not_found":
+                if mentions_file(file_ref, message, code, param, loose=exc.status_code == 404):
+                    return FileGone()
+            return classify_status(
+                ctx,
+                exc.status_code,
+                message,
+                retry_after=retry_after_seconds(exc.response.headers),
+                code=code,
+            )
+        return exc
+
+
+def build_input(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:
+    """Turns as Responses API messages; the PDF is an `input_file` part of the first user turn."""
+    with_file = first_user_index(messages) if file_ref else None
+    items: list[dict[str, Any]] = []
+    for index, turn in enumerate(messages):
+        if index == with_file:
+            content: Any = [
+                {"type": "input_file", "file_id": file_ref},
+                {"type": "input_text", "text": turn_text(turn)},
+            ]
+        else:
+            content = turn_text(turn)
+        items.append({"role": turn.role, "content": content})
+    return items
+
+
+def read_usage(response: Any) -> Usage:
+    """OpenAI's `input_tokens` include the cached and cache-written tokens; take them out so
+    each token is priced once. Reasoning tokens are already inside `output_tokens`."""
+    usage = response.usage
+    searches = read_search_count(response)
+    if usage is None:
+        return Usage(web_searches=searches)
+    details = usage.input_tokens_details
+    cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+    written = (getattr(details, "cache_write_tokens", 0) or 0) if details else 0
+    return Usage(
+        input_tokens=max(0, usage.input_tokens - cached - written),
+        cached_input_tokens=cached,
+        cache_write_tokens=written,
+        output_tokens=usage.output_tokens,
+        web_searches=searches,
+    )
+
+
+def read_search_count(response: Any) -> int:
+    """Billable searches: `tool_usage.web_search.num_requests` when the API reports it (it
+    leaves out page opens), else the number of `web_search_call` items that searched."""
+    tool_usage = getattr(response, "tool_usage", None)
+    web_search = getattr(tool_usage, "web_search", None) if tool_usage is not None else None
+    if web_search is not None and web_search.num_requests is not None:
+        return int(web_search.num_requests)
+    count = 0
+    for item in response.output:
+        if item.type == "web_search_call":
+            action = getattr(item, "action", None)
+            if action is None or getattr(action, "type", "search") == "search":
+                count += 1
+    return count
+
+
+def read_sources(response: Any) -> tuple[str, ...]:
+    urls: list[str] = []
+    for item in response.output:
+        if item.type != "message":
+            continue
+        for part in item.content:
+            for annotation in getattr(part, "annotations", None) or ():
+                if annotation.type == "url_citation":
+                    urls.append(annotation.url)
+    return dedupe(urls)

@@ -1,0 +1,179 @@
+"""The Anthropic endpoints the Claude adapter uses: `POST /v1/files` and `POST /v1/messages`.
+
+Shapes follow the public API reference: file metadata for uploads; a Message whose `content`
+holds `server_tool_use`, `web_search_tool_result` and `text` blocks (the cited sentence with
+`web_search_result_location` citations); `usage` with cache and server-tool counts; errors as
+`{"type": "error", "error": {"type", "message"}, "request_id"}`, overloaded as 529.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ensemble_tui.simulator.script import ProviderScript, RecordedRequest, ScriptedReply, SimFile
+from ensemble_tui.simulator.wire import (
+    HttpReply,
+    citation,
+    default_input_tokens,
+    estimate_tokens,
+    merged,
+    split_cited,
+    token,
+)
+
+NAME = "anthropic"
+PREFIX = "/anthropic"  # base URL: <server>/anthropic (the SDK adds /v1)
+
+
+def endpoint(method: str, path: str) -> str:
+    if method == "POST" and path == "/v1/files":
+        return "upload"
+    if method == "POST" and path == "/v1/messages":
+        return "generate"
+    return "unknown"
+
+
+def parse(request: RecordedRequest) -> None:
+    body = request.body if isinstance(request.body, dict) else {}
+    files: list[str] = []
+    for message in body.get("messages") or ():
+        content = message.get("content")
+        texts = [content] if isinstance(content, str) else []
+        for block in content if isinstance(content, list) else ():
+            source = block.get("source") or {}
+            if block.get("type") == "document" and source.get("type") == "file":
+                files.append(source.get("file_id", ""))
+            if block.get("type") == "text":
+                texts.append(block.get("text", ""))
+        if message.get("role") == "user":
+            request.last_user_text = "\n".join(texts)
+    request.file_ids = tuple(files)
+
+
+def authorized(request: RecordedRequest) -> bool:
+    bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+    return bool(bearer or request.headers.get("x-api-key"))
+
+
+def model_of(request: RecordedRequest) -> str:
+    return str((request.body or {}).get("model", ""))
+
+
+def upload(request: RecordedRequest, script: ProviderScript, data: bytes, sha: str) -> HttpReply:
+    upload_file = (request.multipart or {}).get("files", {}).get("file", {})
+    file_id = "file_011" + token(21)
+    filename = upload_file.get("filename", "upload")
+    mime = upload_file.get("content_type") or "application/pdf"
+    script.add_file(SimFile(file_id, filename, mime, len(data), sha))
+    return HttpReply.json(
+        200,
+        {
+            "id": file_id,
+            "type": "file",
+            "filename": filename,
+            "mime_type": mime,
+            "size_bytes": len(data),
+            "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            "downloadable": False,
+        },
+    )
+
+
+def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
+    body = request.body or {}
+    searching = any(str(tool.get("type", "")).startswith("web_search") for tool in body.get("tools") or [])
+    cited = [citation(item) for item in reply.citations] if searching else []
+    content: list[dict[str, Any]] = []
+    if searching:
+        tool_id = "srvtoolu_01" + token(22)
+        content.append(
+            {
+                "type": "server_tool_use",
+                "id": tool_id,
+                "name": "web_search",
+                "input": {"query": request.last_user_text[:80]},
+            }
+        )
+        results = [
+            {
+                "type": "web_search_result",
+                "url": c.url,
+                "title": c.title,
+                "encrypted_content": token(64),
+                "page_age": None,
+            }
+            for c in cited
+        ]
+        content.append({"type": "web_search_tool_result", "tool_use_id": tool_id, "content": results})
+    head, tail = split_cited(reply.text) if cited else ("", reply.text)
+    if head:
+        content.append({"type": "text", "text": head, "citations": None})
+    citations = [
+        {
+            "type": "web_search_result_location",
+            "url": c.url,
+            "title": c.title,
+            "encrypted_index": token(40),
+            "cited_text": tail.strip()[:150],
+        }
+        for c in cited
+    ]
+    content.append({"type": "text", "text": tail, "citations": citations or None})
+    input_tokens = default_input_tokens(request)
+    usage = merged(
+        {
+            "input_tokens": input_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": estimate_tokens(reply.text),
+            "server_tool_use": {"web_search_requests": 1 if searching else 0, "web_fetch_requests": 0},
+            "service_tier": "standard",
+        },
+        reply.usage,
+    )
+    return HttpReply.json(
+        200,
+        {
+            "id": "msg_01" + token(22),
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", ""),
+            "content": content,
+            "stop_reason": reply.stop_reason or "end_turn",
+            "stop_sequence": None,
+            "usage": usage,
+            "container": None,
+        },
+        {"request-id": "req_01" + token(22)},
+    )
+
+
+def error(
+    kind: str,
+    request: RecordedRequest,
+    *,
+    message: str | None = None,
+    retry_after: float | None = None,
+    file_id: str | None = None,
+) -> HttpReply:
+    table: dict[str, tuple[int, str, str]] = {
+        "server_error": (500, "api_error", "Internal server error"),
+        "unavailable": (503, "api_error", "Service unavailable"),
+        "overloaded": (529, "overloaded_error", "Overloaded"),
+        "rate_limit": (429, "rate_limit_error", "This request would exceed the rate limit for your organization."),
+        "bad_key": (401, "authentication_error", "invalid x-api-key"),
+        "unknown_model": (404, "not_found_error", f"model: {model_of(request)}"),
+        "bad_request": (400, "invalid_request_error", "Invalid request."),
+        "file_gone": (404, "not_found_error", f"File not found: {file_id}"),
+        "not_found": (404, "not_found_error", "Not found"),
+    }
+    status, error_type, text = table[kind]
+    request_id = "req_01" + token(22)
+    headers = {"request-id": request_id}
+    if retry_after is not None:
+        headers["retry-after"] = f"{retry_after:g}"
+    if kind == "overloaded":
+        headers["x-should-retry"] = "true"
+    payload = {"type": "error", "error": {"type": error_type, "message": message or text}, "request_id": request_id}
+    return HttpReply.json(status, payload, headers)

@@ -1,0 +1,187 @@
+"""`ensemble-tui --demo`: the simulator with replies that say they are simulated.
+
+Every provider answers every role, so any mode, style and aggregator choice works. The
+aggregator asks for one resynthesis round and then gives a final reply, on every turn, so the
+whole flow (proposals, resubmission, final reply, sources, costs) shows without keys or
+network. Each decision is read from the request itself, not from a counter, so a cancelled turn
+cannot throw the next one off: a packet that holds revised proposals gets the final reply. The
+roles are recognised by phrases of the shipped prompts (as the core's own scripted tests do);
+the council, vote and debate styles get replies in the formats their parsers expect.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from ensemble_tui.simulator.script import Citation, RecordedRequest, ScriptedReply
+from ensemble_tui.simulator.server import Simulator
+
+PACKET_MARK = "# Proposed Reply 1:"  # the core's packet heading: the request is an aggregation
+# Phrases of the core's requests and shipped prompts, checked in order, that tell a request's role.
+ROLE_MARKERS: tuple[tuple[str, str], ...] = (
+    ("Your own proposal was Proposed Reply", "revision"),
+    ("# Remarks from the aggregator", "revision"),
+    (PACKET_MARK, "aggregator"),
+    ("You are the chair of a panel", "chairman"),
+    ("You are Agent ", "debate"),
+    ("did not follow the required format", "debate"),
+    ('"critiques"', "critique"),
+    ("was not the JSON object", "critique"),
+    ("FINAL RANKING:", "ranking"),
+)
+_LABEL = re.compile(r"^# (?:Answer|Agent) ([A-Z])\s*$", re.MULTILINE)
+REVISED_MARK = "(Simulated revision after the aggregator's remarks.)"
+NAMES = {"openai": "ChatGPT", "anthropic": "Claude", "gemini": "Gemini"}
+DEMO_SOURCES = (
+    Citation("https://example.org/ensemble-tui/demo-source-1", "Simulated source 1"),
+    Citation("https://example.org/ensemble-tui/demo-source-2", "Simulated source 2"),
+)
+
+
+class DemoSimulator(Simulator):
+    """A running simulator whose `.env` points all three SDKs at it with dummy keys."""
+
+    def __init__(self, seed: int | None = None, latency: tuple[float, float] = (0.3, 0.8)) -> None:
+        super().__init__()
+        self._random = random.Random(seed)
+        self._random_lock = threading.Lock()
+        self.latency = latency
+        for name, script in self.scripts.items():
+            script.default = self._responder(name)
+            script.upload_latency_s = 0.2
+
+    def _pause(self) -> float:
+        with self._random_lock:
+            return self._random.uniform(*self.latency)
+
+    def _responder(self, provider: str) -> Callable[[RecordedRequest], ScriptedReply]:
+        name = NAMES[provider]
+
+        def respond(request: RecordedRequest) -> ScriptedReply:
+            asked = request.last_user_text
+            role = role_of(asked)
+            if role == "revision":
+                text = revision(name)
+            elif role == "aggregator":
+                text = final_reply(name, asked) if REVISED_MARK in asked else resynthesis_request(name)
+            elif role in STYLE_REPLIES:
+                text = STYLE_REPLIES[role](name, asked)
+            else:
+                text = proposal(name, asked)
+            return ScriptedReply(text, citations=DEMO_SOURCES, latency_s=self._pause())
+
+        return respond
+
+
+def role_of(user_text: str) -> str:
+    for marker, role in ROLE_MARKERS:
+        if marker in user_text:
+            return role
+    return "proposal"
+
+
+def _labels(user_text: str) -> list[str]:
+    return sorted(set(_LABEL.findall(user_text)))
+
+
+def _question(user_text: str) -> str:
+    """The user's question: the first part of the last user turn (the core joins parts with ---)."""
+    first = user_text.split("\n\n---\n\n", 1)[0].strip()
+    flat = " ".join(first.split())
+    return flat if len(flat) <= 120 else flat[:119] + "…"
+
+
+def proposal(name: str, user_text: str) -> str:
+    return (
+        f"**Simulated {name} reply** - demo mode, no real model was called.\n\n"
+        f"You asked: \u201c{_question(user_text)}\u201d. With a real API key, {name} would answer here, "
+        "reading the attached PDF and searching the web. The sources below are placeholders."
+    )
+
+
+def revision(name: str) -> str:
+    return (
+        f"**Simulated {name} revision** - demo mode, no real model was called.\n\n"
+        f"{REVISED_MARK} {name} would now merge the best points of every proposal into a better reply."
+    )
+
+
+def resynthesis_request(name: str) -> str:
+    return (
+        "REQUEST SYNTHESIS FROM PROPOSERS\n"
+        f"(Simulated {name} aggregator, demo mode.) The proposals agree in substance; please each "
+        "combine their strongest points and cite the paper where you can."
+    )
+
+
+def final_reply(name: str, user_text: str) -> str:
+    count = user_text.count("# Proposed Reply ")
+    return (
+        "FINAL REPLY:\n"
+        f"**Simulated final reply** from the {name} aggregator - demo mode, no real model was called.\n\n"
+        f"After one resynthesis round, {count} revised proposal{'s' if count != 1 else ''} were "
+        "combined into this answer. Run without `--demo` and with API keys to ask the real models."
+    )
+
+
+def ranking(name: str, user_text: str) -> str:
+    labels = _labels(user_text)
+    lines = "\n".join(f"{number}. {label}" for number, label in enumerate(labels, start=1))
+    note = f"(Simulated {name} review, demo mode.) Every answer is plausible; this order is arbitrary."
+    return f"{note}\n\nFINAL RANKING:\n{lines}"
+
+
+def critique(name: str, user_text: str) -> str:
+    labels = _labels(user_text)
+    scores = {"correctness": 7, "completeness": 7, "clarity": 8, "helpfulness": 7, "safety": 10, "overall": 7}
+    critiques = [
+        {"label": label, "critique": f"Simulated critique by {name} (demo mode).", **scores} for label in labels
+    ]
+    return json.dumps({"critiques": critiques, "ranking": labels, "confidence": 0.5}, indent=2)
+
+
+def debate(name: str, user_text: str) -> str:
+    own = re.search(r"You are Agent ([A-Z])", user_text)
+    peers = [label for label in _labels(user_text) if not own or label != own.group(1)]
+    talk = "\n\n".join(f"## With Agent {peer}\n(Simulated message from {name}, demo mode.)" for peer in peers)
+    return (
+        f"# ANSWER\n**Simulated {name} debate answer** - demo mode, no real model was called.\n\n"
+        f"# RATIONALE\nNothing real to weigh in demo mode.\n\n# DISCUSSION\n{talk}"
+    )
+
+
+def chairman(name: str, user_text: str) -> str:
+    return (
+        f"**Simulated final reply** from the {name} chair - demo mode, no real model was called.\n\n"
+        "Run without `--demo` and with API keys to ask the real models."
+    )
+
+
+STYLE_REPLIES: dict[str, Callable[[str, str], str]] = {
+    "ranking": ranking,
+    "critique": critique,
+    "debate": debate,
+    "chairman": chairman,
+}
+
+
+def start_demo(seed: int | None = None) -> DemoSimulator:
+    """Start the demo simulator; the caller uses `.env` for the providers and calls `.stop()`."""
+    demo = DemoSimulator(seed)
+    demo.start()
+    return demo
+
+
+@contextmanager
+def demo_environment(seed: int | None = None) -> Iterator[dict[str, str]]:
+    """A running demo simulator for the life of the block; yields the variables for `build_providers`."""
+    demo = start_demo(seed)
+    try:
+        yield demo.env
+    finally:
+        demo.stop()

@@ -1,0 +1,133 @@
+"""The simulator itself: scripting, recording, clean stops, and the demo's scripted roles."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from ensemble_tui.core.verdict import parse_verdict
+from ensemble_tui.simulator import Fault, ScriptedReply, Simulator
+from ensemble_tui.simulator.demo import REVISED_MARK, demo_environment, start_demo
+from tests.providers.provider_support import ask
+
+
+async def test_match_and_unless_pick_the_reply_for_a_role(sim, make):
+    sim.openai.push(
+        ScriptedReply("FINAL REPLY: aggregated", match="# Proposed Reply 1:"),
+        ScriptedReply("a proposal", unless="# Proposed Reply 1:"),
+    )
+    adapter = make("openai")
+    proposal = await adapter.complete(ask("What is it?"))
+    aggregate = await adapter.complete(ask("What is it?\n\n# Proposed Reply 1:\nx"))
+    assert (proposal.text, aggregate.text) == ("a proposal", "FINAL REPLY: aggregated")
+    assert sim.openai.pending == []
+
+
+async def test_default_reply_may_be_a_function_of_the_request(sim, make):
+    sim.gemini.default = lambda request: ScriptedReply("echo: " + request.last_user_text)
+    reply = await make("gemini").complete(ask("First?", "Answer.", "Second?"))
+    assert reply.text == "echo: Second?"
+
+
+async def test_scripted_latency_is_played(sim, make):
+    sim.anthropic.push(ScriptedReply("slow", latency_s=0.3))
+    started = time.monotonic()
+    await make("anthropic").complete(ask())
+    assert time.monotonic() - started >= 0.3
+
+
+def test_unknown_paths_and_missing_keys_are_refused(sim):
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(sim.url + "/elsewhere", timeout=5)
+    assert caught.value.code == 404
+    request = urllib.request.Request(sim.base_urls["openai"] + "/responses", data=b"{}", method="POST")
+    request.add_header("content-type", "application/json")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=5)
+    assert caught.value.code == 401
+    assert sim.openai.requests[0].endpoint == "generate"
+
+
+def test_stop_ends_a_hanging_request_at_once():
+    sim = Simulator().start()
+    sim.openai.push(Fault("hang", hang_s=60))
+    request = urllib.request.Request(sim.base_urls["openai"] + "/responses", data=b'{"model": "m"}', method="POST")
+    request.add_header("authorization", "Bearer sk-test")
+    request.add_header("content-type", "application/json")
+    outcome: list[object] = []
+    client = threading.Thread(target=lambda: outcome.append(_attempt(request)))
+    client.start()
+    for _ in range(200):
+        if sim.openai.requests:
+            break
+        time.sleep(0.01)
+    started = time.monotonic()
+    sim.stop()
+    client.join(timeout=5)
+    assert time.monotonic() - started < 2
+    assert not client.is_alive()
+    assert outcome and isinstance(outcome[0], Exception)
+    with pytest.raises(RuntimeError):
+        _ = sim.url  # stopped
+
+
+def _attempt(request: urllib.request.Request) -> object:
+    try:
+        return urllib.request.urlopen(request, timeout=10)
+    except Exception as exc:
+        return exc
+
+
+def test_env_points_every_sdk_here(sim):
+    env = sim.env
+    assert env["OPENAI_BASE_URL"].endswith("/openai/v1")
+    assert env["ANTHROPIC_BASE_URL"].endswith("/anthropic")
+    assert env["GOOGLE_GEMINI_BASE_URL"].endswith("/gemini")
+    assert all(value.startswith("http://127.0.0.1:") for name, value in env.items() if name.endswith("_BASE_URL"))
+    assert {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} <= set(env)
+
+
+@pytest.fixture
+def demo():
+    simulator = start_demo(seed=1)
+    simulator.latency = (0.0, 0.01)
+    yield simulator
+    simulator.stop()
+
+
+async def test_demo_replies_say_they_are_simulated_and_resynthesize_once(demo, make, pdf):
+    from ensemble_tui.providers.credentials import Credentials
+    from ensemble_tui.providers.openai_adapter import OpenAIProvider
+
+    adapter = OpenAIProvider(
+        "ChatGPT", Credentials(demo.env["OPENAI_API_KEY"], "OPENAI_API_KEY", demo.env["OPENAI_BASE_URL"])
+    )
+    try:
+        proposal = await adapter.complete(ask("What does the paper claim?", pdf=pdf))
+        assert "Simulated ChatGPT reply" in proposal.text and "What does the paper claim?" in proposal.text
+        assert proposal.sources
+        first_pass = await adapter.complete(ask("Q?\n\n---\n\nAggregate.\n\n# Proposed Reply 1:\n" + proposal.text))
+        assert parse_verdict(first_pass.text).kind == "resynthesize"
+        resynthesis = (
+            "# Proposed Reply 1:\nx\n\n# Remarks from the aggregator\nmore\n\nYour own proposal was Proposed Reply 1."
+        )
+        revision = await adapter.complete(ask("Q?\n\n---\n\n" + resynthesis))
+        assert REVISED_MARK in revision.text
+        second_pass = await adapter.complete(ask("Q?\n\n---\n\nAggregate.\n\n# Proposed Reply 1:\n" + revision.text))
+        verdict = parse_verdict(second_pass.text)
+        assert verdict.kind == "final" and "Simulated final reply" in verdict.text
+    finally:
+        await adapter.aclose()
+
+
+def test_demo_environment_runs_for_the_block():
+    with demo_environment() as env:
+        base = env["OPENAI_BASE_URL"].rsplit("/openai", 1)[0]
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(base + "/nowhere", timeout=5)
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(base + "/nowhere", timeout=2)
