@@ -1,0 +1,168 @@
+"""`ensemble-tui ask` end to end: a subprocess, the real SDKs, the loopback simulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ensemble_tui.simulator import Simulator
+from ensemble_tui.simulator.script import Fault, ScriptedReply
+
+AGGREGATOR = "editor of a small panel"  # from the shipped aggregator system prompt
+SYNTHESIS = "Your own proposal was Proposed Reply"
+
+
+@pytest.fixture
+def sim() -> Iterator[Simulator]:
+    with Simulator() as simulator:
+        yield simulator
+
+
+def ask(sim: Simulator, home: Path, *args: str, drop: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **sim.env}
+    for name in drop:
+        env.pop(name, None)
+    return subprocess.run(
+        [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        cwd=home.parent,
+    )
+
+
+def history(home: Path) -> list[tuple[str, str]]:
+    data = json.loads((home / "Session.json").read_text())
+    return [(m["role"], m["text"]) for m in data["history"]]
+
+
+def test_single_model_reply_on_stdout_status_on_stderr(sim: Simulator, home: Path, sample_pdf: Path) -> None:
+    sim.anthropic.push(ScriptedReply("Claude's answer.", citations=("https://example.org/paper",)))
+    result = ask(sim, home, "--mode", "claude", "--pdf", str(sample_pdf), "What is Lemma 2?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Claude's answer.\n\nSources:\n- https://example.org/paper\n"
+    assert "Waiting for Claude" in result.stderr
+    assert len(sim.anthropic.uploads) == 1 and len(sim.anthropic.calls) == 1
+    assert sim.openai.calls == [] and sim.gemini.calls == []
+    assert history(home) == [("user", "What is Lemma 2?"), ("assistant", "Claude's answer.")]
+
+
+def test_all_with_a_resynthesis_round(sim: Simulator, home: Path) -> None:
+    sim.openai.push(
+        ScriptedReply("REQUEST SYNTHESIS FROM PROPOSERS\nAgree on the constant.", match=AGGREGATOR),
+        ScriptedReply("FINAL REPLY:\nThe constant is 2.", match=AGGREGATOR),
+    )
+    for script in (sim.openai, sim.anthropic, sim.gemini):
+        script.push(ScriptedReply(f"first {script.name}", unless=AGGREGATOR))
+        script.push(ScriptedReply(f"revised {script.name}", match=SYNTHESIS))
+    result = ask(sim, home, "What is the constant?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "The constant is 2."
+    assert "Aggregating replies, iteration 2…" in result.stderr
+    assert "another round" in result.stderr
+    assert len(sim.openai.calls) == 4 and len(sim.anthropic.calls) == 2 and len(sim.gemini.calls) == 2
+    data = json.loads((home / "Session.json").read_text())
+    assert len(data["resubmissions"]) == 1 and "Agree on the constant." in data["resubmissions"][0]["text"]
+
+
+def test_the_fifth_pass_is_forced_final(sim: Simulator, home: Path) -> None:
+    sim.openai.default = ScriptedReply("a proposal")
+    sim.anthropic.default = ScriptedReply("a proposal")
+    sim.gemini.default = ScriptedReply("a proposal")
+    sim.openai.push(*[ScriptedReply("REQUEST SYNTHESIS FROM PROPOSERS\nMore.", match=AGGREGATOR)] * 4)
+    sim.openai.push(ScriptedReply("FINAL REPLY:\nForced at last.", match="another round is not possible"))
+    result = ask(sim, home, "Hard one")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Forced at last."
+    assert "Aggregating replies, iteration 5…" in result.stderr
+    aggregations = [r for r in sim.openai.calls if AGGREGATOR in r.text]
+    assert len(aggregations) == 5
+
+
+def test_empty_question_redoes_the_last_reply(sim: Simulator, home: Path) -> None:
+    sim.openai.push(ScriptedReply("First try."))
+    assert ask(sim, home, "--mode", "chatgpt", "Explain Table 1").returncode == 0
+    sim.gemini.push(ScriptedReply("Second try."))
+    result = ask(sim, home, "--mode", "gemini", "")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Second try."
+    assert history(home) == [("user", "Explain Table 1"), ("assistant", "Second try.")]
+    transcript = next((home / "Chats").glob("*.md")).read_text()
+    assert "First try." not in transcript and "Second try." in transcript
+
+
+def test_missing_key_names_the_variable(sim: Simulator, home: Path) -> None:
+    result = ask(sim, home, "--mode", "claude", "Hello?", drop=("ANTHROPIC_API_KEY",))
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "ensemble-tui: Claude is unavailable: set ANTHROPIC_API_KEY (environment or .env)"
+    )
+    assert result.stdout == ""
+
+
+def test_vanished_pdf_is_one_clear_line(sim: Simulator, home: Path, sample_pdf: Path) -> None:
+    sim.openai.push(ScriptedReply("ok"))
+    assert ask(sim, home, "--mode", "chatgpt", "--pdf", str(sample_pdf), "first").returncode == 0
+    sample_pdf.unlink()
+    result = ask(sim, home, "--mode", "chatgpt", "second")
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert "paper.pdf no longer exists" in last and "Traceback" not in result.stderr
+
+
+def test_a_failing_provider_gives_a_short_error_and_keeps_the_input(sim: Simulator, home: Path) -> None:
+    sim.gemini.push(Fault("bad_key"))
+    result = ask(sim, home, "--mode", "gemini", "Will this work?")
+    assert result.returncode == 1
+    assert "GEMINI_API_KEY" in result.stderr and "Traceback" not in result.stderr
+    assert history(home) == [("user", "Will this work?")]
+    assert len(sim.gemini.calls) == 1  # a bad key is not retried
+
+
+@pytest.mark.parametrize("style", ["council", "vote", "debate"])
+def test_each_style_runs_end_to_end(sim: Simulator, home: Path, style: str) -> None:
+    for script in (sim.openai, sim.anthropic, sim.gemini):
+        script.push(ScriptedReply(f"Answer from {script.name}.", unless="Answer A"))
+        script.default = ScriptedReply(
+            {
+                "council": "Both fine.\n\nFINAL RANKING:\n1. A\n2. B",
+                "vote": json.dumps(
+                    {
+                        "critiques": [
+                            {
+                                "label": label,
+                                "critique": "ok",
+                                "correctness": 8,
+                                "completeness": 7,
+                                "clarity": 7,
+                                "helpfulness": 7,
+                                "safety": 10,
+                                "overall": score,
+                            }
+                            for label, score in (("A", 8), ("B", 6))
+                        ],
+                        "ranking": ["A", "B"],
+                        "confidence": 0.6,
+                    }
+                ),
+                "debate": "# ANSWER\nRevised answer.\n\n# RATIONALE\nbecause\n\n# DISCUSSION\n",
+            }[style]
+        )
+    sim.openai.push(ScriptedReply("The chairman's reply.", match="You are the chair"))
+    result = ask(sim, home, "--style", style, "Which claim holds?")
+    assert result.returncode == 0, result.stderr
+    assert "tally:" in result.stderr
+    if style == "council":
+        assert result.stdout.strip() == "The chairman's reply."
+    elif style == "vote":
+        assert "Borda point" in result.stdout and result.stdout.startswith("Answer from")
+    else:
+        assert "Debate over 3 rounds" in result.stdout
