@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ensemble_tui.core.errors import ConfigError
@@ -34,6 +36,7 @@ class ModelSpec(BaseModel):
     cache_write: float | None = Field(default=None, ge=0)
     output: float | None = Field(default=None, ge=0)
     temperature: bool = False
+    reasoning: bool = False  # offers a reasoning effort (off / low / medium / high)
     web_search: bool = True
     web_search_per_call: float | None = Field(default=None, ge=0)
     retired: str | None = None
@@ -53,16 +56,37 @@ CAUTIOUS_PRICES = {"input": 15.0, "cached_input": 15.0, "cache_write": 18.75, "o
 CAUTIOUS_SEARCH_PRICE = 0.035
 
 
+Protocol = Literal["openai-responses", "anthropic-messages", "gemini", "openai-chat"]
+# How a provider receives the PDF: its own file API, a base64 `file` content part in the
+# message (OpenRouter), or text extracted locally.
+PdfDelivery = Literal["file-api", "file-part", "text"]
+BUILTIN_PROTOCOLS: dict[str, Protocol] = {
+    "ChatGPT": "openai-responses",
+    "Claude": "anthropic-messages",
+    "Gemini": "gemini",
+}
+
+
 class ProviderConfig(BaseModel):
     """The contents of one `Configurations/<Provider>.json` file."""
 
     model_config = ConfigDict(extra="ignore")
 
-    label: str
-    key_env: list[str] = Field(default_factory=list)
+    label: str = Field(min_length=1)
+    protocol: Protocol | None = None  # None: the built-in protocol for `label`
+    enabled: bool = True
+    joins_all: bool = True  # whether the "All" action includes this provider
+    key_env: list[str] = Field(default_factory=list)  # empty: no key needed (local servers)
     base_url: str | None = None
+    pdf: PdfDelivery = "file-api"
+    web_search: Literal["native", "openrouter-plugin", "none"] = "native"
+    local: bool = False  # a server on this machine: unreachable means "not running", not "retry"
     default_model: str
     models: list[ModelSpec] = Field(min_length=1)
+
+    @property
+    def api(self) -> Protocol:
+        return self.protocol or BUILTIN_PROTOCOLS.get(self.label, "openai-chat")
 
     def model(self, model_id: str) -> ModelSpec | None:
         """The spec for `model_id` (matched on id or display name), or None if unknown."""

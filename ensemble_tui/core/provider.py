@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 Role = Literal["user", "assistant"]
+ReasoningEffort = Literal["low", "medium", "high"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class CallRequest:
     """One model call. `messages` alternate user/assistant and end with the user's turn.
 
     `temperature` is None when the model does not accept one; adapters then omit it.
+    `reasoning_effort` is set only for models whose configuration says they offer it.
     """
 
     model: str
@@ -66,6 +68,7 @@ class CallRequest:
     temperature: float | None = None
     web_search: bool = True
     timeout_s: float = 180.0
+    reasoning_effort: ReasoningEffort | None = None  # None: the model's default (off where optional)
 
 
 class ErrorKind(enum.Enum):
