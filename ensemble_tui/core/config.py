@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -121,6 +121,40 @@ def load_provider_config(path: Path) -> ProviderConfig:
         raise ConfigError(f"{path}: {where}: {first['msg']} - fix it or delete it") from None
 
 
-def load_provider_configs(config_dir: Path) -> dict[str, ProviderConfig]:
-    """All built-in provider configurations, keyed by provider label."""
-    return {label: load_provider_config(config_dir / name) for label, name in PROVIDER_FILES.items()}
+@dataclass(frozen=True)
+class LoadedConfigs:
+    """Every usable provider configuration, and one line for each file that is not usable."""
+
+    configs: dict[str, ProviderConfig]
+    problems: dict[str, str]  # provider label (or file stem) -> what is wrong and how to fix it
+
+
+def load_provider_configs(config_dir: Path) -> LoadedConfigs:
+    """The built-in providers' files plus any other provider file dropped into the folder.
+
+    A broken file costs only its own provider (reported, never raised), so the app keeps
+    working with the rest. Files with `"enabled": false` are skipped silently.
+    """
+    configs: dict[str, ProviderConfig] = {}
+    problems: dict[str, str] = {}
+    extra = sorted(
+        path
+        for path in config_dir.glob("*.json")
+        if path.name not in PROVIDER_FILES.values() and path.stem != "Settings"
+    )
+    for label, path in [
+        *((label, config_dir / name) for label, name in PROVIDER_FILES.items()),
+        *((p.stem, p) for p in extra),
+    ]:
+        try:
+            config = load_provider_config(path)
+        except ConfigError as exc:
+            problems[label] = str(exc)
+            continue
+        if not config.enabled:
+            continue
+        if config.label in configs:
+            problems[path.stem] = f"{path}: label {config.label!r} is already used by another provider - rename it"
+            continue
+        configs[config.label] = config
+    return LoadedConfigs(configs, problems)

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ensemble_tui.core.atomic import atomic_write_json
-from ensemble_tui.core.config import PROVIDERS, ProviderConfig
+from ensemble_tui.core.config import ProviderConfig
 
 AggregatorName = Literal["ChatGPT", "Claude", "Gemini"]
 
@@ -30,7 +30,9 @@ class Settings(BaseModel):
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
         """The selected model id for `provider`, falling back to its configured default."""
-        return self.models.get(provider) or configs[provider].default_model
+        if provider in self.models:
+            return self.models[provider]
+        return configs[provider].default_model if provider in configs else ""
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class LoadedSettings:
 
 
 def default_settings(configs: dict[str, ProviderConfig]) -> Settings:
-    return Settings(models={label: configs[label].default_model for label in PROVIDERS if label in configs})
+    return Settings(models={label: config.default_model for label, config in configs.items()})
 
 
 def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSettings:

@@ -38,20 +38,23 @@ class Workspace:
     providers: dict[str, Provider] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)  # provider -> why (e.g. missing key)
     warnings: list[str] = field(default_factory=list)  # one line each, shown at start
+    config_problems: dict[str, str] = field(default_factory=dict)  # provider -> why its file is unusable
 
     @classmethod
     def open(cls, root: Path) -> Workspace:
         """Seed and read the home folder, restore the last session; raise EnsembleError if the
         folder or a configuration file is unusable."""
         paths = seed_home(root)
-        configs = load_provider_configs(paths.configurations)
+        found = load_provider_configs(paths.configurations)
+        configs = found.configs
         loaded = load_settings(paths.settings_file, configs)
         store = SessionStore(paths)
         session, session_warning = store.load()
-        warnings = [w for w in (loaded.warning, session_warning) if w]
+        warnings = [w for w in (loaded.warning, session_warning) if w] + list(found.problems.values())
         archive = RunArchive(paths.archive)
         workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts), archive)
         workspace.warnings.extend(warnings)
+        workspace.config_problems = dict(found.problems)
         for provider, config in configs.items():
             model = loaded.settings.model_for(provider, configs)
             spec = config.model(model)
@@ -67,7 +70,7 @@ class Workspace:
 
     def attach_providers(self, providers: dict[str, Provider], unavailable: dict[str, str]) -> None:
         self.providers = dict(providers)
-        self.unavailable = dict(unavailable)
+        self.unavailable = {**self.config_problems, **unavailable}
         if self.session.pdf_path:
             self._prepare_uploads(Path(self.session.pdf_path))
 

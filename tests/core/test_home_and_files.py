@@ -9,7 +9,7 @@ import pytest
 
 from ensemble_tui.core.config import PROVIDERS, load_provider_configs
 from ensemble_tui.core.costs import usage_cost
-from ensemble_tui.core.errors import ConfigError, PromptFileError
+from ensemble_tui.core.errors import PromptFileError
 from ensemble_tui.core.home import resolve_home, seed_home
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.settings import Settings, load_settings
@@ -61,7 +61,7 @@ def test_seeding_creates_every_spec_prompt_and_never_overwrites_edits(home: Path
 
 
 def test_configurations_list_the_spec_models_and_default_to_served_ones(home: Path) -> None:
-    configs = load_provider_configs(seed_home(home).configurations)
+    configs = load_provider_configs(seed_home(home).configurations).configs
     openai = [model.id for model in configs["ChatGPT"].models]
     assert openai == ["gpt-5", "gpt-5-mini", "o3", "gpt-4.1"]
     assert [m.display_name for m in configs["ChatGPT"].models] == ["GPT-5", "GPT-5-mini", "o3", "GPT-4.1"]
@@ -113,17 +113,41 @@ def test_corrupt_settings_are_kept_aside_and_defaults_used(home: Path) -> None:
 
 def test_settings_with_invalid_values_are_treated_as_broken(home: Path) -> None:
     paths = seed_home(home)
-    configs = load_provider_configs(paths.configurations)
+    configs = load_provider_configs(paths.configurations).configs
     paths.settings_file.write_text('{"temperature": 9}')
     loaded = load_settings(paths.settings_file, configs)
     assert loaded.settings == Settings(models=loaded.settings.models) and loaded.warning
 
 
-def test_broken_provider_configuration_names_the_file(home: Path) -> None:
+def test_broken_provider_configuration_costs_only_that_provider(home: Path) -> None:
     paths = seed_home(home)
     (paths.configurations / "Gemini.json").write_text('{"models": "nope"}')
-    with pytest.raises(ConfigError, match="Gemini.json"):
-        Workspace.open(home)
+    workspace = Workspace.open(home)
+    assert set(workspace.configs) == {"ChatGPT", "Claude"}
+    (warning,) = [w for w in workspace.warnings if "Gemini.json" in w]
+    assert "\n" not in warning and "fix it or delete it" in warning
+    workspace.attach_providers({}, {})
+    assert "Gemini.json" in workspace.unavailable["Gemini"]
+
+
+def test_extra_provider_files_are_discovered_and_disabled_ones_skipped(home: Path) -> None:
+    paths = seed_home(home)
+    extra = {
+        "label": "DeepSeek",
+        "protocol": "openai-chat",
+        "base_url": "https://api.deepseek.com",
+        "key_env": ["DEEPSEEK_API_KEY"],
+        "default_model": "deepseek-chat",
+        "models": [{"id": "deepseek-chat", "input": 0.28, "output": 0.42}],
+    }
+    (paths.configurations / "DeepSeek.json").write_text(json.dumps(extra))
+    (paths.configurations / "Off.json").write_text(json.dumps({**extra, "label": "Off", "enabled": False}))
+    (paths.configurations / "Broken.json").write_text("{")
+    workspace = Workspace.open(home)
+    assert "DeepSeek" in workspace.configs and "Off" not in workspace.configs
+    assert workspace.configs["DeepSeek"].api == "openai-chat" and workspace.configs["ChatGPT"].api == "openai-responses"
+    assert workspace.settings.models["DeepSeek"] == "deepseek-chat"
+    assert any("Broken.json" in w for w in workspace.warnings)
 
 
 def test_unknown_model_gets_a_warning_and_cautious_prices(home: Path) -> None:
