@@ -38,7 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
         "to stderr; the exit code is 0 on a final reply. An empty QUESTION redoes the last reply.",
     )
     _add_common(ask)
-    ask.add_argument("--mode", choices=MODES, default="all", help="which models answer (default: all)")
+    ask.add_argument(
+        "--mode",
+        default="all",
+        help=f"which models answer: {', '.join(MODES)}, or the name of a provider added in Configurations/ "
+        "(default: all)",
+    )
     ask.add_argument(
         "--style",
         choices=STYLES,

@@ -19,7 +19,7 @@ from ensemble_tui.core.events import (
     StatusChanged,
     VoteCounted,
 )
-from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.core.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.workspace import Workspace
 
 
@@ -49,7 +49,7 @@ def describe(event: EngineEvent) -> str | None:
     return None
 
 
-async def run_ask(engine: Engine, mode: Mode, style: Style, question: str, out: TextIO, err: TextIO) -> int:
+async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO) -> int:
     async for event in engine.run(mode, question, style):
         if isinstance(event, FinalReplyReady):
             print(render_reply(event), file=out)
@@ -80,9 +80,14 @@ def ask(
         except EnsembleError as exc:
             print(f"ensemble-tui: {exc}", file=sys.stderr)
             return 2
+        try:
+            run_mode = parse_run_mode(mode, workspace.extra_providers)
+        except ValueError as exc:
+            print(f"ensemble-tui: {exc}", file=sys.stderr)
+            return 2
         engine = Engine(workspace)
         try:
-            return asyncio.run(run_ask(engine, Mode.parse(mode), Style.parse(style), question, sys.stdout, sys.stderr))
+            return asyncio.run(run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr))
         except KeyboardInterrupt:
             print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)
             return 130

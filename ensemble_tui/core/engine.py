@@ -18,7 +18,7 @@ from ensemble_tui.core import aggregate  # noqa: F401 - registers the default st
 from ensemble_tui.core.costs import check_budget, estimate_call_cost, usage_cost
 from ensemble_tui.core.deliberation import council, debate_turn, vote  # noqa: F401 - register the other styles
 from ensemble_tui.core.events import CostUpdated, EngineEvent, Notice
-from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.core.modes import RunMode, Style
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole, RetryPolicy
 from ensemble_tui.core.runlog import CallRecord, TurnRecord
@@ -63,7 +63,7 @@ class Engine:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
-    async def run(self, mode: Mode, text: str, style: Style = Style.AGGREGATE) -> AsyncIterator[EngineEvent]:
+    async def run(self, mode: RunMode, text: str, style: Style = Style.AGGREGATE) -> AsyncIterator[EngineEvent]:
         """Run a turn: `text` is the new input, or empty to redo the last reply.
 
         `style` decides how a multi-model mode deliberates; single modes ignore it.

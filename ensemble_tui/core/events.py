@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.core.modes import RunMode, Style
 
 
 @dataclass(frozen=True)
 class RunStarted:
-    mode: Mode
+    mode: RunMode
     query: str
     redo: bool
 
@@ -97,7 +97,7 @@ class Notice:
 class FinalReplyReady:
     text: str
     sources: tuple[str, ...]
-    mode: Mode
+    mode: RunMode
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 
 class Mode(enum.Enum):
@@ -33,6 +34,44 @@ class Mode(enum.Enum):
                 return mode
         choices = ", ".join(mode.value for mode in cls)
         raise ValueError(f"unknown mode {value!r} (choose from {choices})")
+
+
+@dataclass(frozen=True)
+class SingleModel:
+    """Run one provider alone that is not a built-in (one added by a configuration file)."""
+
+    provider: str
+
+    @property
+    def value(self) -> str:
+        return self.provider.lower()
+
+    @property
+    def label(self) -> str:
+        return self.provider
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        return (self.provider,)
+
+    @property
+    def is_multi(self) -> bool:
+        return False
+
+
+RunMode = Mode | SingleModel
+
+
+def parse_run_mode(value: str, extra_providers: tuple[str, ...] = ()) -> RunMode:
+    """A built-in mode, or a single run of an extra provider named by its label."""
+    try:
+        return Mode.parse(value)
+    except ValueError:
+        for provider in extra_providers:
+            if value.strip().lower() == provider.lower():
+                return SingleModel(provider)
+    choices = ", ".join([mode.value for mode in Mode] + [provider.lower() for provider in extra_providers])
+    raise ValueError(f"unknown mode {value!r} (choose from {choices})")
 
 
 _MODE_PROVIDERS: dict[Mode, tuple[str, ...]] = {

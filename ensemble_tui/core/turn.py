@@ -27,7 +27,7 @@ from ensemble_tui.core.events import (
     RunStarted,
     StatusChanged,
 )
-from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.core.modes import RunMode, Style
 from ensemble_tui.core.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole
@@ -53,7 +53,7 @@ def user_message(history: tuple[Turn, ...], *parts: str) -> tuple[Turn, ...]:
 @dataclass
 class TurnRunner:
     engine: Engine
-    mode: Mode
+    mode: RunMode
     text: str
     emit: Callable[[EngineEvent], None]
     style: Style = Style.AGGREGATE
@@ -66,6 +66,7 @@ class TurnRunner:
     def __post_init__(self) -> None:
         workspace = self.engine.workspace
         self.session = workspace.session
+        self.participants = workspace.participants(self.mode)
         self.record = TurnRecord(session=self.session.id, mode=self.mode.value, style=self.style.value)
         self.pdf: Path | None = None
         self.pdf_bytes = 0
@@ -120,7 +121,7 @@ class TurnRunner:
 
         multi = self.mode.is_multi
         workspace.prompts.check(
-            self.mode.providers,
+            self.participants,
             aggregator=multi and self.style is Style.AGGREGATE,
             deliberation=STYLE_PROMPTS.get(self.style, ()) if multi else (),
         )
@@ -136,14 +137,14 @@ class TurnRunner:
         Proposers without a key are reported and left out.
         """
         workspace = self.engine.workspace
-        wanted = self.mode.providers
+        wanted = self.participants
         if self.mode.is_multi:
             wanted = (workspace.settings.aggregator, *wanted)
         missing = [name for name in dict.fromkeys(wanted) if name not in workspace.providers]
         if not missing:
             return
         reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
-        proposers_left = [name for name in self.mode.providers if name not in missing]
+        proposers_left = [name for name in self.participants if name not in missing]
         if not self.mode.is_multi or workspace.settings.aggregator in missing or not proposers_left:
             raise EnsembleError(reasons[missing[0]])
         for name in missing:
@@ -213,7 +214,7 @@ class TurnRunner:
     # ----- single model -----------------------------------------------------------------------
 
     async def _run_single(self, query: str) -> Reply:
-        (provider,) = self.mode.providers
+        (provider,) = self.participants
         self.emit(StatusChanged(f"Waiting for {provider}…", waiting=(provider,)))
         system = self.engine.workspace.prompts.proposer_system(provider)
         reply = await self.call(provider, "single", system, user_message(self.context(), query))
@@ -292,7 +293,7 @@ class TurnRunner:
 
     def proposers(self) -> tuple[str, ...]:
         """The mode's models that can take part (those without a key were reported)."""
-        return tuple(name for name in self.mode.providers if name in self.engine.workspace.providers)
+        return tuple(name for name in self.participants if name in self.engine.workspace.providers)
 
     async def first_answers(self, query: str) -> dict[str, str]:
         """Every taking-part model answers the query as a proposer."""

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.config import ProviderConfig, load_provider_configs
+from ensemble_tui.core.config import PROVIDERS, ProviderConfig, load_provider_configs
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.home import HomePaths, seed_home
+from ensemble_tui.core.modes import Mode, RunMode
 from ensemble_tui.core.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
@@ -73,6 +74,17 @@ class Workspace:
         self.unavailable = {**self.config_problems, **unavailable}
         if self.session.pdf_path:
             self._prepare_uploads(Path(self.session.pdf_path))
+
+    @property
+    def extra_providers(self) -> tuple[str, ...]:
+        """Providers added by configuration files, beyond the built-in three."""
+        return tuple(label for label in self.configs if label not in PROVIDERS)
+
+    def participants(self, mode: RunMode) -> tuple[str, ...]:
+        """Who answers in `mode`: "All" adds every extra provider that joins it."""
+        if mode is Mode.ALL:
+            return mode.providers + tuple(p for p in self.extra_providers if self.configs[p].joins_all)
+        return mode.providers
 
     def model_for(self, provider: str) -> str:
         return self.settings.model_for(provider, self.configs)
