@@ -4,11 +4,19 @@ The PDF goes up once through the Files beta and is referenced by a `document` bl
 file source. Two prompt-cache breakpoints make later turns and aggregator passes cheap: one on
 the document block (system + tools + PDF), one on the last block of the history before the new
 user turn. anthropic 2.x has no sampling parameters at all, so no temperature is ever sent.
+
+A reasoning effort turns thinking on, in the form the model takes: Claude 4.6 and later (and
+the whole Claude 5 family, which answers 400 to the older form) take adaptive thinking with
+`output_config.effort`; Claude 4.5 and earlier only know a manual `budget_tokens`. The
+configuration has no field for this, so the form is read from the model id's version number.
+Thinking tokens count towards `max_tokens`, which is raised by the budget so the answer keeps
+its room.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +39,11 @@ MAX_SEARCHES_PER_CALL = 5  # caps the per-search fee of one call
 MAX_CONTINUATIONS = 3  # `pause_turn` resends; a long server-side search loop must still end
 EPHEMERAL = {"type": "ephemeral"}
 WEB_SEARCH_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_uses": MAX_SEARCHES_PER_CALL}
+# Thinking tokens per reasoning effort: the manual budget (at least 1,024) on older models, and
+# the extra output room given to adaptive thinking on newer ones.
+THINKING_BUDGETS: dict[str, int] = {"low": 2_048, "medium": 8_192, "high": 24_576}
+ADAPTIVE_SINCE = (4, 6)  # the first Claude version with adaptive thinking
+_VERSION_PART = re.compile(r"[-.:@_]")
 
 
 class AnthropicProvider(SdkProvider):
@@ -77,6 +90,7 @@ class AnthropicProvider(SdkProvider):
             kwargs["system"] = request.system
         if request.web_search:
             kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
+        kwargs.update(thinking_options(request.model, request.reasoning_effort))
         texts: list[str] = []
         urls: list[str] = []
         usage = Usage()
@@ -126,6 +140,34 @@ class AnthropicProvider(SdkProvider):
                 key_problem=error_type == "authentication_error",
             )
         return exc
+
+
+def claude_version(model: str) -> tuple[int, int] | None:
+    """(major, minor) from a model id: `claude-sonnet-4-6` -> (4, 6), `claude-3-7-sonnet-20250219`
+    -> (3, 7), `claude-sonnet-5` -> (5, 0); a trailing date is not a version. None if absent."""
+    numbers = [int(part) for part in _VERSION_PART.split(model.lower()) if part.isdigit() and len(part) <= 2]
+    if not numbers:
+        return None
+    return numbers[0], numbers[1] if len(numbers) > 1 else 0
+
+
+def thinking_options(model: str, effort: str | None) -> dict[str, Any]:
+    """The request fields for a reasoning effort; none when no effort is asked for.
+
+    A model id without a version number (an alias on a gateway) gets the adaptive form: every
+    model released since 4.6 takes it, and the newest reject the manual one.
+    """
+    if effort is None:
+        return {}
+    budget = THINKING_BUDGETS[effort]
+    version = claude_version(model)
+    if version is None or version >= ADAPTIVE_SINCE:
+        return {
+            "thinking": {"type": "adaptive"},
+            "output_config": {"effort": effort},
+            "max_tokens": MAX_OUTPUT_TOKENS + budget,
+        }
+    return {"thinking": {"type": "enabled", "budget_tokens": budget}, "max_tokens": MAX_OUTPUT_TOKENS + budget}
 
 
 def build_messages(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import CallContext, FileGone
 from ensemble_tui.providers.uploads import UploadCache
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.config import ProviderConfig
 
 log = logging.getLogger(__name__)
 
@@ -27,13 +30,22 @@ PDF_MIME = "application/pdf"
 class SdkProvider:
     """Base of the SDK adapters; implements the core `Provider` protocol."""
 
-    base_url_env: ClassVar[str]  # the variable the SDK itself reads, e.g. OPENAI_BASE_URL
+    base_url_env: ClassVar[str | None]  # the variable the SDK itself reads, e.g. OPENAI_BASE_URL
+    # One line the engine may show in this model's pane when a PDF is attached, saying how the
+    # PDF reached the model when that is not the obvious way (e.g. as extracted text). None: nothing
+    # to say. Read it with `getattr(provider, "pdf_note", None)`: it is not part of the protocol.
+    pdf_note: str | None = None
 
     def __init__(self, label: str, credentials: Credentials, *, upload_timeout_s: float = UPLOAD_TIMEOUT_S) -> None:
         self.label = label
         self.credentials = credentials
         self.upload_timeout_s = upload_timeout_s
         self.uploads = UploadCache(label, self._upload)
+
+    @classmethod
+    def from_config(cls, label: str, credentials: Credentials, config: ProviderConfig) -> Self:
+        """The adapter for one configuration file; adapters that need more of it override this."""
+        return cls(label, credentials)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(label={self.label!r}, base_url={self.credentials.base_url!r})"

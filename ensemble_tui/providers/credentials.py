@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,9 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 DOTENV_NAME = ".env"
+# Set by the simulator (tests, `--demo`): every OpenAI-compatible provider is then served at
+# `<value>/<provider slug>/v1` with a dummy key, so no configured provider reaches a real host.
+SIMULATED_CHAT_VAR = "ENSEMBLE_TUI_SIMULATOR_CHAT_URL"
 
 
 @dataclass(frozen=True)
@@ -83,3 +87,8 @@ def resolve_base_url(view: Mapping[str, str], env_var: str, configured: str | No
         if candidate and candidate.strip():
             return candidate.strip()
     return None
+
+
+def provider_slug(label: str) -> str:
+    """A label as a lower-case path segment: "OpenRouter" -> "openrouter", "My vLLM" -> "my-vllm"."""
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")

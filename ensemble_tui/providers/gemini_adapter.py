@@ -2,6 +2,8 @@
 
 The PDF goes up by the resumable upload protocol and is polled until ACTIVE; calls reference it
 as a file part. Web search is Google Search grounding, and the grounding chunks are the sources.
+A reasoning effort becomes a thinking budget in tokens (`ThinkingConfig.thinking_budget`), which
+both the 2.5 and the 3.x models accept; the two cannot be combined with `thinking_level`.
 google-genai switches to aiohttp whenever aiohttp is importable (textual-dev pulls it in), which
 changes its exception types; the adapter pins an httpx2 transport so behaviour never depends on
 what else is installed. The `genai.Client` is kept on the adapter: a collected client closes its
@@ -33,6 +35,8 @@ DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 POLL_FIRST_S = 0.5
 POLL_MAX_S = 4.0
 PROCESSING_LIMIT_S = 300.0
+# Thinking budgets per reasoning effort, within gemini-2.5-pro's 128..32,768 range.
+THINKING_BUDGETS: dict[str, int] = {"low": 2_048, "medium": 8_192, "high": 24_576}
 
 
 def _ms(seconds: float) -> int:
@@ -116,6 +120,8 @@ class GeminiProvider(SdkProvider):
             config["tools"] = [types.Tool(google_search=types.GoogleSearch())]
         if request.temperature is not None:
             config["temperature"] = request.temperature
+        if request.reasoning_effort is not None:
+            config["thinking_config"] = types.ThinkingConfig(thinking_budget=THINKING_BUDGETS[request.reasoning_effort])
         try:
             response = await self._client().aio.models.generate_content(
                 model=request.model,

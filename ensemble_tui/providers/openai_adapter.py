@@ -2,7 +2,9 @@
 
 The PDF goes up once with `purpose="user_data"` and is referenced as an `input_file` part;
 the system prompt goes in `instructions`; web search is the `web_search` tool, and the URLs the
-reply cites come from its `url_citation` annotations.
+reply cites come from its `url_citation` annotations. A reasoning effort goes in
+`reasoning.effort`; temperature is then left out, since OpenAI's reasoning models accept it only
+with reasoning off (gpt-5.1 answers 400 to both together).
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ class OpenAIProvider(SdkProvider):
             kwargs["instructions"] = request.system
         if request.web_search:
             kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
-        if request.temperature is not None:
+        if request.reasoning_effort is not None:
+            kwargs["reasoning"] = {"effort": request.reasoning_effort}
+        elif request.temperature is not None:
             kwargs["temperature"] = request.temperature
         try:
             response = await self._client().responses.create(**kwargs)

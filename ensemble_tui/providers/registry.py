@@ -1,8 +1,16 @@
 """Which providers a workspace can use, built from its configuration files and the keys found.
 
-A provider without a key is left out with one line naming the variable to set; every mode that
-does not need it keeps working. Building adapters imports no SDK: each adapter creates its
-client on first use.
+The adapter is chosen by the configuration's protocol (`ProviderConfig.api`), so a file dropped
+into `Configurations/` with `"protocol": "openai-chat"` gets the Chat Completions adapter under
+its own label. A configuration with `"enabled": false` is skipped silently: it is a shipped
+example, not a problem. An empty `key_env` means the server needs no key (a local one); any
+other provider without a key is left out with one line naming the variable to set, and every
+mode that does not need it keeps working. Building adapters imports no SDK: each adapter
+creates its client on first use.
+
+Under the simulator (`SIMULATED_CHAT_VAR` set: tests, `--demo`), every OpenAI-compatible
+provider is pointed at the simulator with a dummy key, so no configured provider can reach a
+real host from a demo.
 """
 
 from __future__ import annotations
@@ -10,22 +18,40 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ensemble_tui.core.config import PROVIDER_FILES, ProviderConfig
 from ensemble_tui.core.provider import Provider
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.base import SdkProvider
-from ensemble_tui.providers.credentials import Credentials, environment_view, find_key, resolve_base_url
+from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider
+from ensemble_tui.providers.credentials import (
+    SIMULATED_CHAT_VAR,
+    Credentials,
+    environment_view,
+    find_key,
+    provider_slug,
+    resolve_base_url,
+)
 from ensemble_tui.providers.gemini_adapter import GeminiProvider
 from ensemble_tui.providers.openai_adapter import OpenAIProvider
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
 
-# The adapter for each built-in provider label (see core.config.PROVIDER_FILES).
+# The adapter for each protocol a configuration file can name (see core.config.Protocol).
 ADAPTERS: dict[str, type[SdkProvider]] = {
-    "ChatGPT": OpenAIProvider,
-    "Claude": AnthropicProvider,
-    "Gemini": GeminiProvider,
+    "openai-responses": OpenAIProvider,
+    "anthropic-messages": AnthropicProvider,
+    "gemini": GeminiProvider,
+    "openai-chat": ChatCompletionsProvider,
 }
+# Sent where a server needs no key: the openai SDK refuses to build a client without one.
+NO_KEY = "ensemble-tui-no-key"
+SIMULATED_KEY = "sk-sim-chat-key-0000"
+
+
+def config_file_name(label: str) -> str:
+    """The file that configures `label`, for messages that tell the user what to edit."""
+    return PROVIDER_FILES.get(label, f"{label}.json")
 
 
 def missing_key_message(label: str, key_env: list[str]) -> str:
@@ -36,7 +62,7 @@ def missing_key_message(label: str, key_env: list[str]) -> str:
 def build_providers(
     workspace: Workspace, env: Mapping[str, str] | None = None
 ) -> tuple[dict[str, Provider], dict[str, str]]:
-    """Adapters keyed by label, and for each provider left out, why.
+    """Adapters keyed by label, and for each enabled provider left out, why.
 
     `env` replaces `os.environ` (tests, `--demo`); `.env` files in the workspace's home folder
     and the current folder fill in what it lacks.
@@ -45,15 +71,38 @@ def build_providers(
     providers: dict[str, Provider] = {}
     unavailable: dict[str, str] = {}
     for label, config in workspace.configs.items():
-        adapter = ADAPTERS.get(label)
-        if adapter is None:
-            unavailable[label] = f"{label} is unavailable: no adapter for this provider"
+        if not config.enabled:
             continue
+        adapter = ADAPTERS.get(config.api)
+        if adapter is None:
+            unavailable[label] = f"{label} is unavailable: no adapter for protocol {config.api}"
+            continue
+        credentials = _credentials(label, config, adapter, view)
+        if isinstance(credentials, str):
+            unavailable[label] = credentials
+            continue
+        providers[label] = adapter.from_config(label, credentials, config)
+    return providers, unavailable
+
+
+def _credentials(
+    label: str, config: ProviderConfig, adapter: type[SdkProvider], view: Mapping[str, str]
+) -> Credentials | str:
+    """The key and base URL for one provider, or why it is unavailable."""
+    simulated = (view.get(SIMULATED_CHAT_VAR) or "").strip().rstrip("/")
+    if config.api == "openai-chat" and simulated:
+        return Credentials(SIMULATED_KEY, "the simulator's key", f"{simulated}/{provider_slug(label)}/v1")
+    if config.key_env:
         found = find_key(view, config.key_env)
         if found is None:
-            unavailable[label] = missing_key_message(label, config.key_env)
-            continue
+            return missing_key_message(label, config.key_env)
         key_var, key = found
+    else:
+        key_var, key = f"key_env in {config_file_name(label)}", NO_KEY
+    if adapter.base_url_env is None:  # no SDK variable: the configuration's URL or nothing
+        base_url = (config.base_url or "").strip() or None
+        if base_url is None:
+            return f"{label} is unavailable: set base_url in {config_file_name(label)}"
+    else:
         base_url = resolve_base_url(view, adapter.base_url_env, config.base_url)
-        providers[label] = adapter(label, Credentials(key=key, key_var=key_var, base_url=base_url))
-    return providers, unavailable
+    return Credentials(key=key, key_var=key_var, base_url=base_url)

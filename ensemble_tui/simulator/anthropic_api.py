@@ -1,7 +1,8 @@
 """The Anthropic endpoints the Claude adapter uses: `POST /v1/files` and `POST /v1/messages`.
 
 Shapes follow the public API reference: file metadata for uploads; a Message whose `content`
-holds `server_tool_use`, `web_search_tool_result` and `text` blocks (the cited sentence with
+holds a `thinking` block when thinking was asked for, `server_tool_use`, `web_search_tool_result`
+and `text` blocks (the cited sentence with
 `web_search_result_location` citations); `usage` with cache and server-tool counts; errors as
 `{"type": "error", "error": {"type", "message"}, "request_id"}`, overloaded as 529.
 """
@@ -85,6 +86,9 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     searching = any(str(tool.get("type", "")).startswith("web_search") for tool in body.get("tools") or [])
     cited = [citation(item) for item in reply.citations] if searching else []
     content: list[dict[str, Any]] = []
+    thinking = (body.get("thinking") or {}).get("type") in ("enabled", "adaptive")
+    if thinking:  # a thinking block comes first; the adapter must keep it out of the reply
+        content.append({"type": "thinking", "thinking": "(simulated reasoning)", "signature": token(48)})
     if searching:
         tool_id = "srvtoolu_01" + token(22)
         content.append(

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ensemble_tui.simulator.script import Citation, RecordedRequest, ScriptedReply
+from ensemble_tui.simulator.script import Citation, ProviderScript, RecordedRequest, ScriptedReply
 from ensemble_tui.simulator.server import Simulator
 
 PACKET_MARK = "# Proposed Reply 1:"  # the core's packet heading: the request is an aggregation
@@ -44,7 +44,8 @@ DEMO_SOURCES = (
 
 
 class DemoSimulator(Simulator):
-    """A running simulator whose `.env` points all three SDKs at it with dummy keys."""
+    """A running simulator whose `.env` points all three SDKs, and every OpenAI-compatible
+    provider, at it with dummy keys."""
 
     def __init__(self, seed: int | None = None, latency: tuple[float, float] = (0.3, 0.8)) -> None:
         super().__init__()
@@ -55,12 +56,18 @@ class DemoSimulator(Simulator):
             script.default = self._responder(name)
             script.upload_latency_s = 0.2
 
+    def _new_chat_script(self, name: str) -> ProviderScript:
+        """OpenAI-compatible providers answer every role too, under their own name."""
+        script = super()._new_chat_script(name)
+        script.default = self._responder(name)
+        return script
+
     def _pause(self) -> float:
         with self._random_lock:
             return self._random.uniform(*self.latency)
 
     def _responder(self, provider: str) -> Callable[[RecordedRequest], ScriptedReply]:
-        name = NAMES[provider]
+        name = NAMES.get(provider, provider)
 
         def respond(request: RecordedRequest) -> ScriptedReply:
             asked = request.last_user_text

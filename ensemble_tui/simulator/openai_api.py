@@ -143,7 +143,7 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
             "output": output,
             "parallel_tool_calls": True,
             "previous_response_id": None,
-            "reasoning": {"effort": None, "summary": None},
+            "reasoning": {"effort": (body.get("reasoning") or {}).get("effort"), "summary": None},
             "store": True,
             "temperature": body.get("temperature", 1.0),
             "text": {"format": {"type": "text"}},

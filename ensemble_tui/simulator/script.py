@@ -65,11 +65,21 @@ class Fault:
 ScriptItem = ScriptedReply | Fault
 
 
+@dataclass(frozen=True)
+class InlineFile:
+    """A file sent inside a Chat Completions message (OpenRouter's `file` part), decoded."""
+
+    filename: str
+    mime_type: str
+    size: int
+    sha256: str
+
+
 @dataclass
 class RecordedRequest:
     """One request as the simulator received it. Header names are lower-case."""
 
-    provider: str  # "openai" | "anthropic" | "gemini"
+    provider: str  # "openai" | "anthropic" | "gemini", or the name of a simulated Chat Completions provider
     endpoint: str  # "upload" | "upload_chunk" | "file_get" | "generate" | "unknown"
     method: str
     path: str  # after the provider prefix, without the query
@@ -81,6 +91,7 @@ class RecordedRequest:
     text: str = ""  # every string in the JSON body, one per line (what `match` looks at)
     last_user_text: str = ""  # the text of the last user turn of a model call
     file_ids: tuple[str, ...] = ()  # files a model call references
+    inline_files: tuple[InlineFile, ...] = ()  # files a Chat Completions call carries in its messages
 
 
 Responder = Callable[[RecordedRequest], ScriptItem]
@@ -164,7 +175,7 @@ class ProviderScript:
 
     @property
     def calls(self) -> list[RecordedRequest]:
-        """Model calls (Responses / Messages / generateContent)."""
+        """Model calls (Responses / Messages / generateContent / chat completions)."""
         return [request for request in self.requests if request.endpoint == "generate"]
 
     @property

@@ -1,9 +1,11 @@
-"""A loopback HTTP server that speaks the OpenAI, Anthropic and Gemini endpoints the adapters use.
+"""A loopback HTTP server that speaks the OpenAI, Anthropic and Gemini endpoints the adapters use,
+and Chat Completions for any number of OpenAI-compatible providers.
 
 The real SDKs are pointed at it through their base-URL variables (`Simulator.env`), so tests and
 `--demo` exercise exactly the code that talks to the real APIs. Each provider lives under its
-own path prefix on one port. The server runs in a daemon thread and stops cleanly: waits for
-latency and hangs end at once on `stop()`, and open keep-alive connections are shut down.
+own path prefix on one port, each Chat Completions provider under `/chat/<name>`. The server
+runs in a daemon thread and stops cleanly: waits for latency and hangs end at once on `stop()`,
+and open keep-alive connections are shut down.
 
 Usage::
 
@@ -13,11 +15,13 @@ Usage::
         providers, _ = build_providers(workspace, env=sim.env)
         ...
         assert sim.openai.calls[0].body["tools"] == [{"type": "web_search"}]
+        sim.chat("deepseek").push(ScriptedReply("A proposal."))  # base URL: sim.chat_base_url("deepseek")
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 from email.parser import BytesParser
@@ -27,7 +31,8 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ensemble_tui.simulator import anthropic_api, gemini_api, openai_api
+from ensemble_tui.providers.credentials import SIMULATED_CHAT_VAR, provider_slug
+from ensemble_tui.simulator import anthropic_api, chat_api, gemini_api, openai_api
 from ensemble_tui.simulator.script import Fault, ProviderScript, RecordedRequest, ScriptedReply, json_strings
 from ensemble_tui.simulator.wire import HttpReply, sha256
 
@@ -38,17 +43,19 @@ SIM_KEYS = {
     "GEMINI_API_KEY": "sim-gemini-key-0000",
 }
 _APIS: tuple[ModuleType, ...] = (openai_api, anthropic_api, gemini_api)
+_CHAT_PATH = re.compile(r"^/chat/([a-z0-9][a-z0-9-]*)(/.*)?$")
 _DROPPED_BODY = json.dumps({"id": "cut-off", "output": [{"type": "message", "text": "x" * 400}]}).encode()
 
 
 class Simulator:
-    """The three simulated APIs on one loopback port; see the module docstring."""
+    """The simulated APIs on one loopback port; see the module docstring."""
 
     def __init__(self, host: str = "127.0.0.1") -> None:
         self.host = host
         self.openai = ProviderScript("openai")
         self.anthropic = ProviderScript("anthropic")
         self.gemini = ProviderScript("gemini")
+        self._chat: dict[str, ProviderScript] = {}
         self._gemini_uploads = gemini_api.Uploads()
         self._stopping = threading.Event()
         self._server: _Server | None = None
@@ -103,20 +110,42 @@ class Simulator:
             "gemini": f"{self.url}{gemini_api.PREFIX}",
         }
 
+    def chat_base_url(self, name: str) -> str:
+        """The base URL (with `/v1`) of the simulated Chat Completions provider `name`."""
+        return f"{self.url}{chat_api.PREFIX}/{_chat_name(name)}/v1"
+
     @property
     def env(self) -> dict[str, str]:
-        """Base URL and dummy key variables that point all three SDKs here."""
+        """Base URL and dummy key variables that point all three SDKs here, and every
+        OpenAI-compatible provider to `chat(<its label, lower-case>)` (see providers.registry)."""
         urls = self.base_urls
         return {
             "OPENAI_BASE_URL": urls["openai"],
             "ANTHROPIC_BASE_URL": urls["anthropic"],
             "GOOGLE_GEMINI_BASE_URL": urls["gemini"],
+            SIMULATED_CHAT_VAR: f"{self.url}{chat_api.PREFIX}",
             **SIM_KEYS,
         }
 
+    def chat(self, name: str) -> ProviderScript:
+        """The script of the Chat Completions provider served under `/chat/<name>` (made on first use)."""
+        name = _chat_name(name)
+        with self._lock:
+            script = self._chat.get(name)
+            if script is None:
+                script = self._chat[name] = self._new_chat_script(name)
+        return script
+
+    def _new_chat_script(self, name: str) -> ProviderScript:
+        return ProviderScript(name)
+
     @property
     def scripts(self) -> dict[str, ProviderScript]:
+        """The three built-in providers' scripts (Chat Completions providers: `chat(name)`)."""
         return {"openai": self.openai, "anthropic": self.anthropic, "gemini": self.gemini}
+
+    def script(self, provider: str) -> ProviderScript:
+        return self.scripts.get(provider) or self.chat(provider)
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -130,20 +159,24 @@ class Simulator:
         if seconds > 0:
             self._stopping.wait(seconds)
 
-    def route(self, path: str) -> tuple[ModuleType | None, str]:
+    def route(self, path: str) -> tuple[ModuleType | None, str, str]:
+        """The API module, the provider (script) name and the path after the prefix."""
+        chat = _CHAT_PATH.match(path)
+        if chat:
+            return chat_api, chat.group(1), chat.group(2) or "/"
         for api in _APIS:
             if path == api.PREFIX or path.startswith(api.PREFIX + "/"):
-                return api, path[len(api.PREFIX) :] or "/"
-        return None, path
+                return api, api.NAME, path[len(api.PREFIX) :] or "/"
+        return None, "", path
 
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
             self._log.append(request)
-        self.scripts[request.provider].record(request)
+        self.script(request.provider).record(request)
 
     def dispatch(self, api: ModuleType, request: RecordedRequest, data: bytes) -> HttpReply | Fault:
         """What to answer: an HTTP reply, or a fault for the handler to play."""
-        script = self.scripts[api.NAME]
+        script = self.script(request.provider)
         if not api.authorized(request):
             return api.error("bad_key", request)
         if request.endpoint == "upload":
@@ -230,13 +263,13 @@ class _Handler(BaseHTTPRequestHandler):
         sim = self.server.sim
         data = self._read_body()
         split = urlsplit(self.path)
-        api, path = sim.route(split.path)
+        api, provider, path = sim.route(split.path)
         if api is None:
             self._send(HttpReply(404, b"not a simulated API path", {"content-type": "text/plain"}))
             return
         query = dict(parse_qsl(split.query))
         request = RecordedRequest(
-            provider=api.NAME,
+            provider=provider,
             endpoint=api.endpoint(self.command, path, query) if api is gemini_api else api.endpoint(self.command, path),
             method=self.command,
             path=path,
@@ -303,6 +336,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self.rfile.readline()
         length = int(self.headers.get("content-length") or 0)
         return self.rfile.read(length) if length else b""
+
+
+def _chat_name(name: str) -> str:
+    slug = provider_slug(name)
+    if not slug:
+        raise ValueError(f"not a usable provider name: {name!r}")
+    return slug
 
 
 def _parse_body(request: RecordedRequest, data: bytes) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import socket
 import string
 import time
 from dataclasses import dataclass, field
@@ -71,3 +72,12 @@ def split_cited(text: str) -> tuple[str, str]:
     if cut <= 0:
         return "", text
     return text[: cut + 1], text[cut + 1 :]
+
+
+def closed_port_url(host: str = "127.0.0.1") -> str:
+    """A base URL on a loopback port nobody listens on: connecting is refused at once, as with a
+    local model server (Ollama, llama.cpp) that is not running."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        port = probe.getsockname()[1]
+    return f"http://{host}:{port}/v1"

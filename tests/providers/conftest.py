@@ -1,4 +1,5 @@
-"""Fixtures: a fresh simulator per test, a small PDF, and adapters pointed at the simulator."""
+"""Fixtures: a fresh simulator per test, a small PDF, and adapters pointed at the simulator
+(the three built-ins by simulator name, OpenAI-compatible ones by label)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.providers import pdf_text
 from ensemble_tui.providers.base import SdkProvider
-from ensemble_tui.providers.credentials import Credentials
+from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider, ChatOptions
+from ensemble_tui.providers.credentials import Credentials, provider_slug
 from ensemble_tui.providers.gemini_adapter import GeminiProvider
 from ensemble_tui.simulator import Simulator
 from tests.providers.provider_support import PROVIDERS
@@ -38,6 +41,49 @@ async def make(sim: Simulator) -> AsyncIterator[Callable[[str], SdkProvider]]:
         adapter = cls(label, Credentials(key=sim.env[key_var], key_var=key_var, base_url=sim.env[url_var]))
         if isinstance(adapter, GeminiProvider):
             adapter.poll_first_s = 0.01
+        built.append(adapter)
+        return adapter
+
+    yield factory
+    for adapter in built:
+        await adapter.aclose()
+
+
+CHAT_KEY = "sk-sim-chat-key-1234"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_pdf_texts() -> Iterator[None]:
+    """Extracted PDF texts are cached for the whole process; each test starts without them."""
+    pdf_text.TEXTS.clear()
+    yield
+    pdf_text.TEXTS.clear()
+
+
+@pytest.fixture
+async def make_chat(sim: Simulator) -> AsyncIterator[Callable[..., ChatCompletionsProvider]]:
+    """Build a Chat Completions adapter served by `sim.chat(<label, lower-case>)`; closed after the test.
+
+    `key_var=None` builds a keyless one (a local server); `base_url` overrides the simulator's.
+    """
+    built: list[ChatCompletionsProvider] = []
+
+    def factory(
+        label: str = "DeepSeek",
+        *,
+        pdf: str = "text",
+        web_search: str = "none",
+        local: bool = False,
+        key_var: str | None = "DEEPSEEK_API_KEY",
+        base_url: str | None = None,
+    ) -> ChatCompletionsProvider:
+        credentials = Credentials(
+            key=CHAT_KEY if key_var else "ensemble-tui-no-key",
+            key_var=key_var or f"key_env in {label}.json",
+            base_url=base_url or sim.chat_base_url(provider_slug(label)),
+        )
+        options = ChatOptions(pdf, web_search, local, f"{label}.json")  # type: ignore[arg-type]
+        adapter = ChatCompletionsProvider(label, credentials, options)
         built.append(adapter)
         return adapter
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ensemble_tui.core.provider import CallRequest, Turn
+from ensemble_tui.core.provider import CallRequest, ReasoningEffort, Turn
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.gemini_adapter import GeminiProvider
 from ensemble_tui.providers.openai_adapter import OpenAIProvider
@@ -26,6 +26,7 @@ def ask(
     temperature: float | None = None,
     web_search: bool = True,
     timeout_s: float = 10.0,
+    reasoning_effort: ReasoningEffort | None = None,
 ) -> CallRequest:
     """A request whose messages alternate user / assistant, starting and ending with the user."""
     roles = ("user", "assistant")
@@ -38,4 +39,5 @@ def ask(
         temperature=temperature,
         web_search=web_search,
         timeout_s=timeout_s,
+        reasoning_effort=reasoning_effort,
     )

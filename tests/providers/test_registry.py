@@ -1,5 +1,5 @@
-"""build_providers: keys from the environment or `.env`, base URLs, unavailable providers, and
-lazy SDK imports."""
+"""build_providers: keys from the environment or `.env`, base URLs, unavailable providers, the
+adapter chosen by protocol, disabled and keyless configurations, and lazy SDK imports."""
 
 from __future__ import annotations
 
@@ -11,13 +11,30 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.core.config import ProviderConfig, load_provider_config
+from ensemble_tui.core.home import defaults_root
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
+from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider
+from ensemble_tui.providers.credentials import SIMULATED_CHAT_VAR
 from ensemble_tui.providers.gemini_adapter import GeminiProvider
 from ensemble_tui.providers.openai_adapter import OpenAIProvider
-from ensemble_tui.providers.registry import build_providers
+from ensemble_tui.providers.registry import NO_KEY, build_providers
 
 ALL_KEYS = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a", "GEMINI_API_KEY": "g-k"}
+CHAT_KEYS = {**ALL_KEYS, "DEEPSEEK_API_KEY": "d", "OPENROUTER_API_KEY": "o"}
+EXAMPLES = ("OpenRouter", "DeepSeek", "Mistral", "xAI", "Ollama")
+
+
+def example(workspace: Workspace, name: str, **changes: object) -> ProviderConfig:
+    """A shipped example configuration (seeded into the home folder), with `changes` applied."""
+    config = load_provider_config(workspace.paths.configurations / f"{name}.json")
+    return config.model_copy(update=changes)
+
+
+def add(workspace: Workspace, *configs: ProviderConfig) -> None:
+    for config in configs:
+        workspace.configs[config.label] = config
 
 
 @pytest.fixture
@@ -106,8 +123,13 @@ def test_building_providers_imports_no_sdk(tmp_path):
         "import ensemble_tui.simulator.demo\n"
         f"ws = Workspace.open(pathlib.Path({str(tmp_path / 'home')!r}))\n"
         f"providers, _ = build_providers(ws, env={ALL_KEYS!r})\n"
-        "assert len(providers) == 3\n"
-        "heavy = ('openai', 'anthropic', 'google.genai', 'httpx2', 'textual')\n"
+        "from ensemble_tui.core.config import load_provider_config\n"
+        "for label in ('DeepSeek', 'OpenRouter', 'Ollama'):\n"
+        "    config = load_provider_config(ws.paths.configurations / (label + '.json'))\n"
+        "    ws.configs[label] = config.model_copy(update={'enabled': True})\n"
+        f"providers, _ = build_providers(ws, env={CHAT_KEYS!r})\n"
+        "assert len(providers) == 6, providers\n"
+        "heavy = ('openai', 'anthropic', 'google.genai', 'httpx2', 'textual', 'pypdf')\n"
         "print([name for name in heavy if name in sys.modules])\n"
     )
     result = subprocess.run(
@@ -115,3 +137,105 @@ def test_building_providers_imports_no_sdk(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_shipped_examples_are_disabled_chat_configurations():
+    folder = defaults_root() / "Configurations"
+    for label in EXAMPLES:
+        config = load_provider_config(folder / f"{label}.json")
+        assert config.label == label
+        assert (config.protocol, config.api, config.enabled) == ("openai-chat", "openai-chat", False)
+        assert config.model(config.default_model) is not None
+        assert config.base_url and config.base_url.startswith(("https://", "http://localhost"))
+        for spec in config.models:
+            if spec.input is None:  # an unknown price must say so
+                assert spec.notes, spec.id
+    ollama = load_provider_config(folder / "Ollama.json")
+    assert (ollama.key_env, ollama.local, ollama.joins_all, ollama.pdf) == ([], True, False, "text")
+    assert all(spec.input == 0 and spec.output == 0 for spec in ollama.models)
+    openrouter = load_provider_config(folder / "OpenRouter.json")
+    assert (openrouter.pdf, openrouter.web_search) == ("file-part", "openrouter-plugin")
+    assert openrouter.key_env == ["OPENROUTER_API_KEY"]
+
+
+def test_disabled_configurations_are_skipped_silently(workspace):
+    add(workspace, *(example(workspace, label) for label in EXAMPLES))
+    workspace.configs["Claude"] = workspace.configs["Claude"].model_copy(update={"enabled": False})
+    providers, unavailable = build_providers(workspace, env={**ALL_KEYS, "DEEPSEEK_API_KEY": "d"})
+    assert set(providers) == {"ChatGPT", "Gemini"}
+    assert unavailable == {}  # a disabled example is not a problem to report
+
+
+def test_an_enabled_chat_configuration_gets_the_chat_adapter(workspace):
+    add(workspace, example(workspace, "DeepSeek", enabled=True), example(workspace, "OpenRouter", enabled=True))
+    env = {**ALL_KEYS, "DEEPSEEK_API_KEY": "sk-d", "OPENROUTER_API_KEY": "sk-or"}
+    providers, unavailable = build_providers(workspace, env=env)
+    assert unavailable == {}
+    deepseek, openrouter = providers["DeepSeek"], providers["OpenRouter"]
+    assert isinstance(deepseek, ChatCompletionsProvider) and isinstance(openrouter, ChatCompletionsProvider)
+    assert (deepseek.label, deepseek.credentials.key, deepseek.credentials.key_var) == (
+        "DeepSeek",
+        "sk-d",
+        "DEEPSEEK_API_KEY",
+    )
+    assert deepseek.credentials.base_url == "https://api.deepseek.com"
+    assert deepseek.pdf_note and "extracted text" in deepseek.pdf_note
+    assert (deepseek.options.pdf, deepseek.options.web_search, deepseek.options.local) == ("text", "none", False)
+    assert openrouter.credentials.base_url == "https://openrouter.ai/api/v1"
+    assert openrouter.pdf_note is None
+    assert (openrouter.options.pdf, openrouter.options.web_search) == ("file-part", "openrouter-plugin")
+    assert all(getattr(providers[label], "pdf_note", None) is None for label in ("ChatGPT", "Claude", "Gemini"))
+
+
+def test_openai_variables_never_reach_a_chat_provider(workspace):
+    add(workspace, example(workspace, "DeepSeek", enabled=True))
+    env = {**ALL_KEYS, "DEEPSEEK_API_KEY": "sk-d", "OPENAI_BASE_URL": "http://proxy.example/v1"}
+    providers, _ = build_providers(workspace, env=env)
+    assert providers["DeepSeek"].credentials.base_url == "https://api.deepseek.com"
+    assert providers["DeepSeek"].credentials.key == "sk-d"
+
+
+def test_a_chat_provider_without_its_key_is_unavailable(workspace):
+    add(workspace, example(workspace, "DeepSeek", enabled=True))
+    providers, unavailable = build_providers(workspace, env=ALL_KEYS)
+    assert "DeepSeek" not in providers
+    assert unavailable == {"DeepSeek": "DeepSeek is unavailable: set DEEPSEEK_API_KEY (environment or .env)"}
+
+
+def test_a_keyless_local_server_needs_no_key(workspace):
+    add(workspace, example(workspace, "Ollama", enabled=True))
+    providers, unavailable = build_providers(workspace, env=ALL_KEYS)
+    assert unavailable == {}
+    ollama = providers["Ollama"]
+    assert isinstance(ollama, ChatCompletionsProvider)
+    assert (ollama.credentials.key, ollama.credentials.key_var) == (NO_KEY, "key_env in Ollama.json")
+    assert ollama.credentials.base_url == "http://localhost:11434/v1"
+    assert ollama.options.local and ollama.options.config_file == "Ollama.json"
+
+
+def test_the_adapter_follows_the_protocol_not_the_label(workspace):
+    opus = example(workspace, "DeepSeek", enabled=True, label="Claude Opus", protocol="anthropic-messages")
+    opus = opus.model_copy(update={"key_env": ["ANTHROPIC_API_KEY"], "base_url": None})
+    local = example(workspace, "Ollama", enabled=True, label="vLLM box", base_url="http://gpu.lan:8000/v1")
+    add(workspace, opus, local)
+    providers, unavailable = build_providers(workspace, env=ALL_KEYS)
+    assert unavailable == {}
+    assert isinstance(providers["Claude Opus"], AnthropicProvider)
+    assert isinstance(providers["vLLM box"], ChatCompletionsProvider)
+    assert providers["vLLM box"].credentials.base_url == "http://gpu.lan:8000/v1"
+
+
+def test_a_chat_provider_without_a_base_url_is_unavailable(workspace):
+    add(workspace, example(workspace, "Ollama", enabled=True, base_url=None))
+    providers, unavailable = build_providers(workspace, env=ALL_KEYS)
+    assert unavailable == {"Ollama": "Ollama is unavailable: set base_url in Ollama.json"}
+
+
+def test_under_the_simulator_every_chat_provider_is_simulated(workspace):
+    add(workspace, example(workspace, "DeepSeek", enabled=True), example(workspace, "xAI", enabled=True))
+    env = {**ALL_KEYS, SIMULATED_CHAT_VAR: "http://127.0.0.1:9/chat/"}
+    providers, unavailable = build_providers(workspace, env=env)
+    assert unavailable == {}  # no real key needed, and none used
+    assert providers["DeepSeek"].credentials.base_url == "http://127.0.0.1:9/chat/deepseek/v1"
+    assert providers["xAI"].credentials.base_url == "http://127.0.0.1:9/chat/xai/v1"
+    assert providers["xAI"].credentials.key.startswith("sk-sim-")

@@ -1,4 +1,5 @@
-"""The simulator itself: scripting, recording, clean stops, and the demo's scripted roles."""
+"""The simulator itself: scripting, recording, clean stops, Chat Completions providers side by side,
+and the demo's scripted roles."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import urllib.request
 import pytest
 
 from ensemble_tui.core.verdict import parse_verdict
-from ensemble_tui.simulator import Fault, ScriptedReply, Simulator
+from ensemble_tui.simulator import Fault, ScriptedReply, Simulator, closed_port_url
 from ensemble_tui.simulator.demo import REVISED_MARK, demo_environment, start_demo
 from tests.providers.provider_support import ask
 
@@ -131,3 +132,51 @@ def test_demo_environment_runs_for_the_block():
             urllib.request.urlopen(base + "/nowhere", timeout=5)
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(base + "/nowhere", timeout=2)
+
+
+async def test_each_chat_provider_has_its_own_script_and_records(sim, make_chat):
+    sim.chat("DeepSeek").push(ScriptedReply("from deepseek"))
+    sim.chat("my vLLM").push(ScriptedReply("from vllm"))
+    assert sim.chat_base_url("my vLLM").endswith("/chat/my-vllm/v1")
+    first = await make_chat("DeepSeek").complete(ask())
+    second = await make_chat("My vLLM", base_url=sim.chat_base_url("my-vllm")).complete(ask())
+    assert (first.text, second.text) == ("from deepseek", "from vllm")
+    assert [request.provider for request in sim.requests] == ["deepseek", "my-vllm"]
+    assert len(sim.chat("deepseek").calls) == 1 and sim.openai.requests == []
+    assert sim.env["ENSEMBLE_TUI_SIMULATOR_CHAT_URL"] == sim.url + "/chat"
+
+
+def test_chat_paths_refuse_what_they_do_not_serve(sim):
+    request = urllib.request.Request(sim.chat_base_url("ollama") + "/models", method="GET")
+    request.add_header("authorization", "Bearer x")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=5)
+    assert caught.value.code == 404
+    unauthorized = urllib.request.Request(
+        sim.chat_base_url("ollama") + "/chat/completions", data=b'{"model": "m"}', method="POST"
+    )
+    unauthorized.add_header("content-type", "application/json")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(unauthorized, timeout=5)
+    assert caught.value.code == 401
+
+
+def test_a_closed_port_refuses_connections():
+    url = closed_port_url()
+    with pytest.raises(urllib.error.URLError) as caught:
+        urllib.request.urlopen(url + "/models", timeout=2)
+    assert isinstance(caught.value.reason, ConnectionRefusedError)
+
+
+async def test_demo_chat_providers_answer_as_simulated(demo, make_chat):
+    from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider
+    from ensemble_tui.providers.credentials import Credentials
+
+    adapter = ChatCompletionsProvider(
+        "DeepSeek", Credentials("sk-sim", "DEEPSEEK_API_KEY", demo.chat_base_url("deepseek"))
+    )
+    try:
+        reply = await adapter.complete(ask("What does the paper claim?"))
+    finally:
+        await adapter.aclose()
+    assert "Simulated deepseek reply" in reply.text and "What does the paper claim?" in reply.text
