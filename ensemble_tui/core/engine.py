@@ -97,6 +97,7 @@ class Engine:
         workspace = self.workspace
         model = workspace.model_for(provider)
         spec = workspace.configs[provider].spec_or_cautious(model)
+        effort = workspace.settings.reasoning.get(provider, "off")
         return CallRequest(
             model=model,
             system=system,
@@ -105,6 +106,7 @@ class Engine:
             temperature=workspace.settings.temperature if spec.temperature else None,
             web_search=spec.web_search,
             timeout_s=self.timeout_s,
+            reasoning_effort=effort if spec.reasoning and effort != "off" else None,
         )
 
     async def call(

@@ -34,6 +34,7 @@ class ProposalReceived:
     model: str
     query: str
     text: str
+    note: str = ""
 
 
 @dataclass(frozen=True)

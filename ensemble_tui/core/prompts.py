@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ensemble_tui.core.errors import PromptFileError
 
+BUILTIN_PROVIDERS = ("ChatGPT", "Claude", "Gemini")
 SYSTEM_COMMON = "{SystemPromptCommon}"
 EXAMPLES = "{examples}"
 SYNTHESIZE_COMMON = "{SynthesizePromptCommon}"
@@ -50,11 +51,19 @@ class PromptLibrary:
             text = text.replace(SYNTHESIZE_COMMON, self._read("SynthesizePromptCommon.txt").strip())
         return text.strip()
 
+    def _per_model(self, folder: str, provider: str) -> str:
+        """`<folder>/<provider>.txt`; a provider added by a configuration file may use the
+        folder's `Default.txt` instead (the built-in three must have their own)."""
+        own = f"{folder}/{provider}.txt"
+        if provider in BUILTIN_PROVIDERS or (self.folder / own).exists():
+            return own
+        return f"{folder}/Default.txt"
+
     def proposer_system(self, provider: str) -> str:
-        return self._system(f"ProposerSystemPrompts/{provider}.txt")
+        return self._system(self._per_model("ProposerSystemPrompts", provider))
 
     def synthesis_user(self, provider: str) -> str:
-        return self._user(f"SynthesizeFromProposalsPrompts/{provider}.txt")
+        return self._user(self._per_model("SynthesizeFromProposalsPrompts", provider))
 
     def aggregator_system(self) -> str:
         return self._system("AggregatorSystemPrompt.txt")

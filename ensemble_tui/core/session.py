@@ -38,6 +38,7 @@ class ModelOutput(BaseModel):
     query: str
     text: str
     model: str = ""
+    note: str = ""  # e.g. that this provider got the PDF as extracted text
 
 
 class Resubmission(BaseModel):

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ensemble_tui.core.atomic import atomic_write_json
 from ensemble_tui.core.config import ProviderConfig
 
-AggregatorName = Literal["ChatGPT", "Claude", "Gemini"]
+ReasoningSetting = Literal["off", "low", "medium", "high"]
 
 
 class Settings(BaseModel):
@@ -22,11 +22,12 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
     models: dict[str, str] = Field(default_factory=dict)
-    aggregator: AggregatorName = "ChatGPT"
+    aggregator: str = Field(default="ChatGPT", min_length=1)  # any provider label, added ones included
     temperature: float = Field(default=0.7, ge=0.0, le=2.0)
     notifications: bool = True
     budget_usd: float = Field(default=5.0, gt=0)
     debate_rounds: int = Field(default=3, ge=3, le=10)
+    reasoning: dict[str, ReasoningSetting] = Field(default_factory=dict)  # provider -> effort; missing = off
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
         """The selected model id for `provider`, falling back to its configured default."""

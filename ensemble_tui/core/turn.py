@@ -206,10 +206,12 @@ class TurnRunner:
 
     def remember(self, provider: str, query: str, text: str) -> None:
         """Keep a model's latest answer for its pane and the run report."""
-        model = self.engine.workspace.model_for(provider)
-        self.outputs[provider] = ModelOutput(query=query, text=text, model=model)
+        workspace = self.engine.workspace
+        model = workspace.model_for(provider)
+        note = (getattr(workspace.providers.get(provider), "pdf_note", None) or "") if self.pdf else ""
+        self.outputs[provider] = ModelOutput(query=query, text=text, model=model, note=note)
         self.record.artifacts.append(Artifact("answer", provider, text, round=self.round))
-        self.emit(ProposalReceived(provider, model, query, text))
+        self.emit(ProposalReceived(provider, model, query, text, note))
 
     # ----- single model -----------------------------------------------------------------------
 
