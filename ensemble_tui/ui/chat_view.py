@@ -1,0 +1,205 @@
+"""The chat log: user inputs and final replies, newest at the bottom, rendered cheaply.
+
+Each message is one `Static` holding a Rich Markdown renderable (about 20x cheaper to mount
+than a `textual.widgets.Markdown`, see DESIGN.md). Only the newest `BATCH` messages are mounted
+when a chat opens; older ones are mounted a batch at a time on request, so opening a 200-turn
+chat costs the same as opening a 20-turn one. Notices (errors, the budget stop, warnings) are
+lines between messages that belong to this run of the app only; they are not in the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.containers import VerticalScroll
+from textual.widgets import Button, Static
+
+from ensemble_tui.core.session import ChatMessage
+from ensemble_tui.ui.rendering import keep_line_breaks, markdown, plain
+
+BATCH = 20
+# Opening a chat mounts the newest messages up to about this much text (a few screens), at
+# least MIN_SHOWN of them: rendering cost follows the text, not the number of messages.
+OPENING_CHARS = 6_000
+MIN_SHOWN = 4
+NoticeKind = Literal["error", "warning", "info"]
+_NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info": "• "}
+
+
+def message_renderable(message: ChatMessage) -> RenderableType:
+    """A message as shown: Markdown, then its sources as plain lines (never as live links)."""
+    body = markdown(keep_line_breaks(message.text) if message.role == "user" else message.text)
+    if not message.sources:
+        return body
+    sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
+    for number, url in enumerate(message.sources, start=1):
+        sources.append(f"\n {number}. ")
+        sources.append_text(plain(url))
+    return Group(body, Text(""), sources)
+
+
+def opening_start(items: Sequence[Any]) -> int:
+    """Index of the first item to mount when a log opens: the newest items, bounded by count and
+    by the amount of text, so a chat of long replies opens as fast as one of short ones."""
+    start, chars = len(items), 0
+    while start > 0 and len(items) - start < BATCH:
+        chars += len(getattr(items[start - 1], "text", ""))
+        if chars > OPENING_CHARS and len(items) - start >= MIN_SHOWN:
+            break
+        start -= 1
+    return start
+
+
+class LogEntry(Static):
+    """One item of a MessageLog; `item` is what it shows (compared when the log is synced)."""
+
+    def __init__(self, item: Any, renderable: RenderableType, classes: str) -> None:
+        super().__init__(renderable, classes=classes)
+        self.item = item
+
+
+class ChatEntry(LogEntry):
+    """One user input or final reply."""
+
+    def __init__(self, message: ChatMessage) -> None:
+        super().__init__(message, message_renderable(message), f"chat-entry -{message.role}")
+        self.message = message
+
+
+class ChatNotice(Static):
+    """One concise line about the run (error, budget stop, skipped proposer, warning)."""
+
+    def __init__(self, text: str, kind: NoticeKind = "info") -> None:
+        line = Text(_NOTICE_MARK[kind], end="")
+        line.append_text(plain(text))
+        super().__init__(line, classes=f"chat-notice -{kind}")
+        self.kind = kind
+
+
+class EarlierButton(Button):
+    """Mounts the next batch of older messages above the ones shown."""
+
+
+class MessageLog(VerticalScroll):
+    """A scrolling list mirroring a list of items (chat messages, resubmissions) that only
+    changes at its end; entries are mounted lazily from the end."""
+
+    def __init__(
+        self,
+        entry_factory: Callable[[Any], LogEntry] = ChatEntry,
+        *,
+        empty_hint: str = "",
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes="message-log")
+        self._entry_factory = entry_factory
+        self._messages: list[Any] = []
+        self._entries: list[LogEntry] = []
+        self._first_shown = 0
+        self._empty_hint = empty_hint
+        self._end_pending = False
+
+    @property
+    def hidden_count(self) -> int:
+        """Older messages not mounted yet."""
+        return self._first_shown
+
+    @property
+    def entries(self) -> list[LogEntry]:
+        return list(self._entries)
+
+    def show(self, history: Sequence[Any]) -> None:
+        """Replace everything (a new chat, or the session at start) with `history`."""
+        self.remove_children()
+        self._messages = list(history)
+        self._first_shown = opening_start(self._messages)
+        self._entries = [self._entry_factory(message) for message in self._messages[self._first_shown :]]
+        widgets: list[Static | Button] = []
+        if self._first_shown:
+            widgets.append(self._earlier_button())
+        elif not self._entries and self._empty_hint:
+            widgets.append(Static(plain(self._empty_hint), classes="empty-hint"))
+        self.mount_all([*widgets, *self._entries])
+        self._scroll_to_newest()
+
+    def sync(self, history: Sequence[Any]) -> None:
+        """Bring the shown messages in line with `history`, which only ever changes at its end.
+
+        Messages after the first difference are removed and the rest mounted; notices stay.
+        """
+        common = 0
+        limit = min(len(self._messages), len(history))
+        shown = self._messages
+        while common < limit and (shown[common] is history[common] or shown[common] == history[common]):
+            common += 1
+        if common < self._first_shown:
+            self.show(history)
+            return
+        keep = common - self._first_shown
+        stale, self._entries = self._entries[keep:], self._entries[:keep]
+        for entry in stale:
+            entry.remove()
+        self._messages = list(history)
+        fresh = [self._entry_factory(message) for message in self._messages[common:]]
+        if fresh:
+            self.query(".empty-hint").remove()
+            self._entries.extend(fresh)
+            self.mount_all(fresh)
+            self._scroll_to_newest()
+
+    def add_notice(self, text: str, kind: NoticeKind = "info") -> ChatNotice:
+        notice = ChatNotice(text, kind)
+        self.query(".empty-hint").remove()
+        self.mount(notice)
+        self._scroll_to_newest()
+        return notice
+
+    def load_earlier(self) -> int:
+        """Mount up to BATCH older messages above those shown; returns how many."""
+        if not self._first_shown:
+            return 0
+        start = max(0, self._first_shown - BATCH)
+        older = [self._entry_factory(message) for message in self._messages[start : self._first_shown]]
+        self._first_shown = start
+        old_height, old_y = self.virtual_size.height, self.scroll_y
+        self.query(EarlierButton).remove()
+        self.mount_all(older, before=0)
+        self._entries[:0] = older
+        if self._first_shown:
+            self.mount(self._earlier_button(), before=0)
+
+        def keep_place() -> None:
+            self.scroll_to(y=old_y + self.virtual_size.height - old_height, animate=False)
+
+        self.call_after_refresh(keep_place)
+        return len(older)
+
+    def _earlier_button(self) -> EarlierButton:
+        count = min(BATCH, self._first_shown)
+        return EarlierButton(
+            f"▲ Show {count} earlier messages ({self._first_shown} not shown)", classes="earlier", compact=True
+        )
+
+    def _scroll_to_newest(self) -> None:
+        """Scroll to the end once the new entries have been measured (after the next refresh);
+        a log in a hidden pane does it when it is next shown."""
+        self._end_pending = True
+        self.call_after_refresh(self._scroll_end_if_shown)
+
+    def _scroll_end_if_shown(self) -> None:
+        if self._end_pending and self.size.height:
+            self._end_pending = False
+            self.scroll_end(animate=False, immediate=True)
+
+    def on_show(self) -> None:
+        if self._end_pending:
+            self.call_after_refresh(self._scroll_end_if_shown)
+
+    @on(EarlierButton.Pressed)
+    def _earlier_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.load_earlier()

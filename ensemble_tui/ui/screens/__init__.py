@@ -1,0 +1,1 @@
+"""Dialogs pushed over the main screen."""

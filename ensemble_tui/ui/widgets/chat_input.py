@@ -1,0 +1,75 @@
+"""The multi-line question box: Enter sends, Ctrl+J (or Shift+Enter) starts a new line.
+
+Most terminals send the same byte for Enter and Shift+Enter (and tmux drops Alt), so Ctrl+J,
+which every terminal delivers as a distinct key (LF), is the documented newline key; Shift+Enter
+also works where the terminal reports it (kitty keyboard protocol: kitty, foot, WezTerm, Ghostty).
+The bindings are priority bindings because TextArea consumes Enter itself before ordinary
+bindings are looked at; both have ids so they can be remapped through the keymap.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line · empty Enter redoes the last reply"
+
+
+class ChatInput(TextArea):
+    """A TextArea whose Enter submits instead of inserting a newline."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "Send", id="chat.send", priority=True, show=False, tooltip="Send the question"),
+        Binding(
+            "ctrl+j,shift+enter",
+            "newline",
+            "New line",
+            id="chat.newline",
+            priority=True,
+            show=False,
+            tooltip="Insert a line break",
+        ),
+    ]
+
+    class Submitted(Message):
+        """The user pressed Enter; `text` may be empty (a redo)."""
+
+        def __init__(self, chat_input: ChatInput, text: str) -> None:
+            super().__init__()
+            self.chat_input = chat_input
+            self.text = text
+
+        @property
+        def control(self) -> ChatInput:
+            return self.chat_input
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            placeholder=PLACEHOLDER,
+        )
+
+    def action_submit(self) -> None:
+        self.post_message(self.Submitted(self, self.text))
+
+    def action_newline(self) -> None:
+        start, end = self.selection
+        self.replace("\n", start, end, maintain_selection_offset=False)
+
+    def take_text(self) -> str:
+        """Empty the box and return what it held."""
+        text = self.text
+        self.clear()
+        return text
+
+    def restore(self, text: str) -> None:
+        """Put back the text of a cancelled run, ahead of anything typed since."""
+        if not text.strip():
+            return
+        current = self.text
+        self.load_text(text if not current.strip() else f"{text}\n\n{current}")
+        self.move_cursor(self.document.end)

@@ -1,0 +1,102 @@
+"""The line under the chat: what the run is doing, for how long, who answered, and the cost.
+
+The spinner and clock tick on a timer only while a run is under way, and only this one-line
+widget repaints, so an idle app draws nothing and snapshots are stable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.widgets import Static
+
+from ensemble_tui.ui.rendering import money, plain
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TICK_S = 0.125
+
+
+def elapsed_text(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m {whole % 60:02d}s"
+
+
+class StatusBar(Horizontal):
+    """Status text with spinner and elapsed time on the left, session cost on the right."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.running = False
+        self.text = "Ready."
+        self.answered: tuple[str, ...] = ()
+        self.waiting: tuple[str, ...] = ()
+        self._started = 0.0
+        self._frame = 0
+        self._timer: Timer | None = None
+        self._cost = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._status_line(), id="status-text")
+        yield Static(self._cost_line(), id="status-cost")
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(TICK_S, self._tick, pause=True)
+
+    def start(self, text: str) -> None:
+        """A run began: reset the clock and start the spinner."""
+        self.running = True
+        self._started = time.monotonic()
+        self.answered, self.waiting = (), ()
+        self.text = text
+        if self._timer is not None:
+            self._timer.resume()
+        self._paint()
+
+    def update_status(self, text: str, answered: Sequence[str] = (), waiting: Sequence[str] = ()) -> None:
+        self.text = text
+        self.answered, self.waiting = tuple(answered), tuple(waiting)
+        self._paint()
+
+    def stop(self, text: str) -> None:
+        """The run ended (reply, failure or cancel): freeze the line on `text`."""
+        self.running = False
+        if self._timer is not None:
+            self._timer.pause()
+        self.text, self.answered, self.waiting = text, (), ()
+        self._paint()
+
+    def set_cost(self, usd: float) -> None:
+        self._cost = usd
+        if self.is_mounted:
+            self.query_one("#status-cost", Static).update(self._cost_line())
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self._paint()
+
+    def _paint(self) -> None:
+        if self.is_mounted:
+            self.query_one("#status-text", Static).update(self._status_line())
+
+    def _status_line(self) -> Text:
+        line = Text(end="", no_wrap=True, overflow="ellipsis")
+        if self.running:
+            line.append(SPINNER[self._frame] + " ", style="bold")
+        line.append_text(plain(self.text))
+        if self.running:
+            line.append(f"  {elapsed_text(time.monotonic() - self._started)}", style="dim")
+        if self.answered:
+            line.append("  answered: ", style="dim")
+            line.append(", ".join(self.answered))
+        if self.waiting and self.running:
+            line.append("  waiting: ", style="dim")
+            line.append(", ".join(self.waiting))
+        return line
+
+    def _cost_line(self) -> Text:
+        return Text(f"Session cost {money(self._cost)}", end="", no_wrap=True)

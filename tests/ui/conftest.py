@@ -1,0 +1,89 @@
+"""UI fixtures: an app over a fresh workspace with scripted providers, and Pilot helpers.
+
+Every app here gets a RecordingNotifier and a recording folder opener, so no test reaches the
+desktop; the engine sleeps for no time between retries, so failure tests stay fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.notify import RecordingNotifier
+from tests.core.scripted import ScriptedProvider
+
+SIZE = (120, 40)
+
+
+async def no_sleep(_seconds: float) -> None:
+    return None
+
+
+class FolderOpener:
+    def __init__(self) -> None:
+        self.opened: list[Path] = []
+
+    def __call__(self, path: Path) -> bool:
+        self.opened.append(path)
+        return False
+
+
+@pytest.fixture
+def chatty(scripted: dict[str, ScriptedProvider]) -> dict[str, ScriptedProvider]:
+    """Scripted providers that answer every call ("<Label> answer"; the aggregator says FINAL)."""
+    for label, provider in scripted.items():
+        provider.default = f"{label} answer"
+    return scripted
+
+
+@pytest.fixture
+def make_app(workspace: Workspace) -> Callable[..., EnsembleApp]:
+    def factory(**kwargs: object) -> EnsembleApp:
+        options: dict[str, object] = {
+            "engine": Engine(workspace, rng=random.Random(7), sleep=no_sleep),
+            "notifier": RecordingNotifier(),
+            "folder_opener": FolderOpener(),
+        }
+        options.update(kwargs)
+        return EnsembleApp(workspace, **options)  # type: ignore[arg-type]
+
+    return factory
+
+
+async def settle(pilot: Pilot, timeout: float = 5.0) -> None:
+    """Wait until no turn is running and every message has been handled."""
+    app = pilot.app
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        await pilot.pause()
+        if getattr(app, "turn", None) is None:
+            break
+        if loop.time() > deadline:
+            raise AssertionError("the turn did not finish in time")
+        await asyncio.sleep(0.01)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.01)
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    """Type into the focused widget (as a paste would arrive: whole, newlines included)."""
+    pilot.app.chat.input.insert(text)
+    await pilot.pause()

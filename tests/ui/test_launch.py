@@ -1,0 +1,70 @@
+"""`launch`: providers attached inside the simulator context, the app run, logging to a file."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+
+import pytest
+
+from ensemble_tui import cli
+from ensemble_tui.ui import launch as launch_module
+from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.notify import SystemNotifier
+
+
+@pytest.fixture
+def root_logging():
+    """Undo what configure_logging does to the root logger."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in root.handlers[:]:
+        if handler not in handlers:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
+
+
+def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
+    workspace, monkeypatch, sample_pdf, root_logging
+):
+    seen: dict[str, object] = {}
+
+    @contextmanager
+    def fake_simulator(demo: bool):
+        seen["demo"] = demo
+        yield {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+        seen["closed"] = True
+
+    def fake_attach(ws, env):
+        seen["env"] = env
+        ws.attach_providers({}, {"ChatGPT": "no key", "Claude": "no key", "Gemini": "no key"})
+
+    def fake_run(self: EnsembleApp) -> None:
+        seen["app"] = self
+        seen["closed_while_running"] = "closed" in seen
+
+    monkeypatch.setattr(cli, "simulator_context", fake_simulator)
+    monkeypatch.setattr(cli, "attach_providers", fake_attach)
+    monkeypatch.setattr(EnsembleApp, "run", fake_run)
+    assert launch_module.launch(workspace, pdf=str(sample_pdf), demo=True) == 0
+    app = seen["app"]
+    assert isinstance(app, EnsembleApp) and app.demo and app._initial_pdf == str(sample_pdf)
+    assert isinstance(app.notifier, SystemNotifier)
+    assert seen["env"] == {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+    assert seen["closed_while_running"] is False and seen["closed"] is True
+    log_file = workspace.paths.logs / launch_module.LOG_FILE
+    logging.getLogger("ensemble_tui.test").warning("written to the log file, not the terminal")
+    assert "written to the log file" in log_file.read_text()
+
+
+def test_a_missing_part_of_the_install_is_one_line(workspace, monkeypatch, capsys, root_logging):
+    def broken(demo: bool):
+        raise ModuleNotFoundError("No module named 'ensemble_tui.simulator'", name="ensemble_tui.simulator")
+
+    monkeypatch.setattr(cli, "simulator_context", broken)
+    assert launch_module.launch(workspace, demo=True) == 2
+    assert capsys.readouterr().err.strip() == (
+        "ensemble-tui: this install lacks ensemble_tui.simulator - reinstall ensemble-tui."
+    )

@@ -1,0 +1,201 @@
+"""Model panes, Resubmissions, Attachments (with the PDF dialog) and the restored session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual_fspicker import FileOpen
+
+from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
+from ensemble_tui.ui.chat_view import BATCH, ChatEntry, ChatNotice, EarlierButton
+from ensemble_tui.ui.panes.model import ModelPane
+from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
+from tests.ui.conftest import SIZE, settle, type_text, wait_until
+
+
+def pane_text(pane: ModelPane, selector: str) -> str:
+    return str(pane.query_one(selector).content)
+
+
+async def test_model_panes_show_each_proposal_and_its_query_never_the_aggregator(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["aggregator"] = ["FINAL REPLY:\nAGGREGATED TEXT"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "What is new?")
+        await pilot.press("f5")
+        await settle(pilot)
+        for provider in ("ChatGPT", "Claude", "Gemini"):
+            pane = app.model_pane(provider)
+            assert pane.output is not None
+            assert pane.output.text == f"{provider} answer" and pane.output.query == "What is new?"
+            assert pane_text(pane, ".model-query") == "What is new?"
+        assert "AGGREGATED" not in app.model_pane("ChatGPT").output.text
+        await pilot.press("ctrl+pagedown")
+        assert app.tabs.active == "chatgpt"
+        assert app.focused is app.model_pane("ChatGPT")
+
+
+async def test_a_single_mode_only_updates_its_own_pane(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Only Claude")
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.model_pane("Claude").output is not None
+        assert app.model_pane("ChatGPT").output is None
+        assert "No output from ChatGPT yet" in pane_text(app.model_pane("ChatGPT"), ".model-output")
+
+
+async def test_resubmissions_are_logged_newest_last(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["aggregator"] = [
+        "REQUEST SYNTHESIS FROM PROPOSERS\nRemark one",
+        "REQUEST SYNTHESIS FROM PROPOSERS\nRemark two",
+        "FINAL REPLY:\nDone",
+    ]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Deliberate")
+        await pilot.press("f5")
+        await settle(pilot)
+        logged = [entry.item for entry in app.resubmissions.query(ResubmissionEntry)]
+        assert [r.iteration for r in logged] == [1, 2]
+        assert "Remark one" in logged[0].text and "Remark two" in logged[1].text
+        assert logged == workspace.session.resubmissions
+        await pilot.press("ctrl+pageup", "ctrl+pageup")
+        assert app.tabs.active == "resubmissions"
+
+
+async def test_pdf_flag_preselects_and_shows_size_and_pages(workspace, chatty, make_app, sample_pdf):
+    app = make_app(pdf=sample_pdf)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        info = str(app.query_one("#pdf-info").content)
+        assert str(sample_pdf) in info or sample_pdf.name in info
+        assert "KB" in info or "bytes" in info
+        assert "pages" in info.lower()
+        assert workspace.session.pdf_path == str(sample_pdf.resolve())
+        assert chatty["ChatGPT"].prepared == [sample_pdf.resolve()]
+
+
+async def test_a_file_that_is_not_a_pdf_is_refused_with_a_clear_message(workspace, chatty, make_app, tmp_path):
+    fake = tmp_path / "notes.pdf"
+    fake.write_text("just text")
+    app = make_app(pdf=fake)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "is not a PDF" in app.attachments.error_text
+        assert workspace.session.pdf_path is None
+        assert str(app.query_one("#pdf-info").content) == "No PDF selected."
+
+
+async def test_a_missing_pdf_from_the_last_session_is_reported(workspace, chatty, make_app, sample_pdf):
+    workspace.select_pdf(sample_pdf)
+    sample_pdf.unlink()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "no longer exists" in app.attachments.error_text
+        assert any("no longer exists" in str(n.content) for n in app.query(ChatNotice))
+
+
+async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(workspace, chatty, make_app, sample_pdf):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, FileOpen))
+        assert app.tabs.active == "attachments"
+        assert app.check_action("send", ()) is False  # main-screen keys are off under the dialog
+        dialog_input = app.screen.query_one("Input")
+        dialog_input.focus()
+        dialog_input.value = str(sample_pdf)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, FileOpen))
+        await pilot.pause()
+        assert workspace.session.pdf_path == str(sample_pdf.resolve())
+        assert sample_pdf.name in str(app.query_one("#pdf-info").content)
+        await pilot.click("#clear-pdf")
+        await pilot.pause()
+        assert workspace.session.pdf_path is None
+
+
+async def test_select_pdf_button_opens_the_dialog_and_escape_closes_it(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("attachments")
+        await pilot.pause()
+        await pilot.click("#select-pdf")
+        await wait_until(pilot, lambda: isinstance(app.screen, FileOpen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, FileOpen))
+        assert workspace.session.pdf_path is None
+
+
+def long_history(turns: int) -> list[ChatMessage]:
+    history: list[ChatMessage] = []
+    for index in range(turns):
+        history.append(ChatMessage(role="user", text=f"Question {index}"))
+        history.append(ChatMessage(role="assistant", text=f"Reply {index}\n\n```python\nprint({index})\n```"))
+    return history
+
+
+async def test_the_previous_session_is_restored_lazily(workspace, chatty, make_app):
+    workspace.session.history = long_history(30)
+    workspace.session.last_outputs = {"Gemini": ModelOutput(query="Q", text="Old Gemini text", model="gemini-x")}
+    workspace.session.resubmissions = [Resubmission(iteration=1, text="Old request")]
+    workspace.session.last_mode = "claude"
+    workspace.session.cost_usd = 1.25
+    workspace.store.save(workspace.session)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        shown = list(app.query(ChatEntry))
+        assert len(shown) == BATCH and shown[-1].message.text.startswith("Reply 29")
+        assert app.chat.log_view.hidden_count == 60 - BATCH
+        assert app.default_mode.value == "claude"
+        assert app.model_pane("Gemini").output.text == "Old Gemini text"
+        assert len(app.resubmissions.query(ResubmissionEntry)) == 1
+        assert "$1.25" in str(app.query_one("#status-cost").content)
+        app.chat.log_view.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.click(EarlierButton)
+        await pilot.pause()
+        assert len(app.query(ChatEntry)) == 2 * BATCH
+        app.action_show_earlier()
+        await pilot.pause()
+        assert len(app.query(ChatEntry)) == 60 and not app.query(EarlierButton)
+        # A new reply still lands at the end.
+        app.chat.input.focus()
+        await type_text(pilot, "One more")
+        await pilot.press("enter")
+        await settle(pilot)
+        texts = [e.message.text for e in app.query(ChatEntry)]
+        assert texts[-2:] == ["One more", "Claude answer"]
+
+
+async def test_start_up_warnings_are_shown_once(workspace, chatty, make_app):
+    workspace.warnings.append("Settings.json has invalid values; kept as Settings.json.broken, defaults in use.")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        warnings = [str(n.content) for n in app.query(ChatNotice) if n.kind == "warning"]
+        assert warnings == ["⚠ Settings.json has invalid values; kept as Settings.json.broken, defaults in use."]
+        await type_text(pilot, "Q")
+        await pilot.press("f1")
+        await settle(pilot)
+        assert len([n for n in app.query(ChatNotice) if n.kind == "warning"]) == 1
+
+
+async def test_new_chat_clears_the_panes_and_keeps_the_old_transcript(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Before")
+        await pilot.press("f1")
+        await settle(pilot)
+        old = workspace.store.transcript_path(workspace.session)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert not app.query(ChatEntry)
+        assert workspace.session.history == []
+        assert app.model_pane("ChatGPT").output is None
+        assert old.exists() and Path(old).read_text().count("Before") == 1
+        assert workspace.session.id in app.sub_title

@@ -1,0 +1,105 @@
+"""Pure helpers: safe renderables, links, sizes, line breaks, the keymap file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.text import Text
+
+from ensemble_tui.core.session import ChatMessage
+from ensemble_tui.ui.chat_view import message_renderable
+from ensemble_tui.ui.keymap import load_keymap
+from ensemble_tui.ui.rendering import (
+    DISPLAY_LIMIT_CHARS,
+    display_path,
+    http_links,
+    human_size,
+    is_http_url,
+    keep_line_breaks,
+    markdown,
+    plain,
+)
+from ensemble_tui.ui.widgets.status_bar import elapsed_text
+
+
+def rendered(renderable) -> str:
+    console = Console(width=80, record=True, file=open("/dev/null", "w"), color_system="truecolor")  # noqa: SIM115
+    console.print(renderable)
+    return console.export_text(styles=False)
+
+
+def test_plain_never_parses_markup_and_drops_control_characters():
+    text = plain("[bold]x[/] \x1b[31m red \x07")
+    assert isinstance(text, Text) and text.plain == "[bold]x[/] [31m red "
+    assert text.spans == []
+
+
+def test_markdown_links_are_text_not_live_links():
+    renderable = markdown("[paper](https://example.org/p) and <https://example.org/q>")
+    assert isinstance(renderable, Markdown) and renderable.hyperlinks is False
+    console = Console(width=80, file=open("/dev/null", "w"))  # noqa: SIM115
+    segments = list(console.render(renderable))
+    assert all(segment.style is None or segment.style.link is None for segment in segments)
+    assert "https://example.org/p" in rendered(renderable)
+
+
+def test_huge_text_is_plain_and_cut():
+    big = "x" * (DISPLAY_LIMIT_CHARS + 10)
+    shown = markdown(big)
+    assert isinstance(shown, Text)
+    assert shown.plain.endswith("10 more characters not shown here.")
+
+
+def test_http_links_only_and_in_order():
+    text = "a https://x.org/1, b http://y.org/2. c ftp://z d file:///etc e javascript:alert(1) https://x.org/1"
+    assert http_links(text, "https://s.org") == ["https://x.org/1", "http://y.org/2", "https://s.org"]
+    assert is_http_url("https://ok") and not is_http_url("javascript:alert(1)") and not is_http_url("https://a b")
+
+
+def test_keep_line_breaks_outside_code_fences():
+    text = "line one\nline two\n\n```\ncode a\ncode b\n```\nafter"
+    out = keep_line_breaks(text)
+    assert "line one  \nline two" in out
+    assert "code a\ncode b" in out
+    assert "```\nafter" in out
+    lines = [line.rstrip() for line in rendered(markdown(out)).splitlines()]
+    assert lines[:2] == ["line one", "line two"]
+
+
+def test_sources_are_listed_as_plain_lines():
+    message = ChatMessage(role="assistant", text="Reply", sources=["https://a.org", "https://b.org"])
+    text = rendered(message_renderable(message))
+    assert "Sources:" in text and "1. https://a.org" in text and "2. https://b.org" in text
+
+
+def test_small_formatters(monkeypatch, tmp_path):
+    assert human_size(512) == "512 bytes" and human_size(1536) == "1.5 KB" and human_size(5 * 1024**2) == "5.0 MB"
+    assert elapsed_text(5.4) == "5s" and elapsed_text(65) == "1m 05s"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert display_path(tmp_path / "papers" / "a.pdf") == "~/papers/a.pdf"
+    assert display_path(Path("/elsewhere/a.pdf")) == "/elsewhere/a.pdf"
+
+
+def test_keymap_file(tmp_path):
+    path = tmp_path / "Keymap.json"
+    assert load_keymap(path) == ({}, None)
+    path.write_text('{"mode.all": "f9"}')
+    assert load_keymap(path) == ({"mode.all": "f9"}, None)
+    path.write_text('["f9"]')
+    keymap, warning = load_keymap(path)
+    assert keymap == {} and warning and "binding ids" in warning
+
+
+def test_entries_measure_their_full_height():
+    """Textual sizes a Rich renderable by its newlines; a missing final one hides the last line."""
+    from ensemble_tui.core.session import Resubmission
+    from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
+
+    console = Console(width=60, file=open("/dev/null", "w"))  # noqa: SIM115
+    message = ChatMessage(role="assistant", text="Reply\n\n- a\n- b", sources=["https://a.org"])
+    entry = ResubmissionEntry(Resubmission(iteration=2, text="# Proposed Reply 1:\nText"))
+    for renderable in (message_renderable(message), entry.content):
+        newlines = sum(text.count("\n") for text, _style, _control in console.render(renderable))
+        assert newlines == len(console.render_lines(renderable, pad=False))

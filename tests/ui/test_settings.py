@@ -1,0 +1,112 @@
+"""The Settings pane: every change is saved to Configurations/Settings.json at once."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import Checkbox, Input, Select
+
+from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.notify import RecordingNotifier
+from tests.ui.conftest import SIZE, settle
+
+
+def saved(workspace) -> dict:
+    return json.loads(workspace.paths.settings_file.read_text())
+
+
+async def test_model_and_aggregator_choices_are_saved_at_once(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+pageup")  # wraps round to Settings
+        assert app.tabs.active == "settings"
+        select = app.query_one("#model-ChatGPT", Select)
+        assert select.value == workspace.configs["ChatGPT"].default_model
+        select.value = "gpt-4.1"
+        await pilot.pause()
+        assert saved(workspace)["models"]["ChatGPT"] == "gpt-4.1"
+        assert workspace.model_for("ChatGPT") == "gpt-4.1"
+        app.query_one("#aggregator", Select).value = "Claude"
+        await pilot.pause()
+        assert saved(workspace)["aggregator"] == "Claude"
+        assert "Saved to Configurations/Settings.json" in str(app.query_one("#settings-status").content)
+        assert "gpt-4.1" in str(app.model_pane("ChatGPT").query_one(".model-heading").content)
+
+
+async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")
+        field = app.query_one("#temperature", Input)
+        assert field.value == "0.7"
+        field.focus()
+        await pilot.press("home", "ctrl+k", *"1.2")  # to the start, delete to the end, type
+        await pilot.pause()
+        assert field.value == "1.2" and saved(workspace)["temperature"] == 1.2
+        field.value = "3"
+        await pilot.pause()
+        assert saved(workspace)["temperature"] == 1.2
+        assert "from 0 to 2" in str(app.query_one("#settings-status").content)
+        field.value = "abc"
+        await pilot.pause()
+        assert saved(workspace)["temperature"] == 1.2
+        field.value = "nan"
+        await pilot.pause()
+        assert saved(workspace)["temperature"] == 1.2
+
+
+async def test_notifications_checkbox_and_budget_are_saved(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")
+        await pilot.pause()
+        await pilot.click("#notifications")
+        await pilot.pause()
+        assert app.query_one("#notifications", Checkbox).value is False
+        assert saved(workspace)["notifications"] is False
+        app.query_one("#budget", Input).value = "12.5"
+        await pilot.pause()
+        assert saved(workspace)["budget_usd"] == 12.5
+
+
+async def test_notifications_off_means_no_notification(workspace, chatty, make_app):
+    workspace.update_settings(notifications=False)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.chat.input.insert("Quiet please")
+        await pilot.press("f1")
+        await settle(pilot)
+        assert app.notifier.sent == []
+
+
+async def test_a_provider_without_a_key_is_marked_with_its_variable(workspace, make_app):
+    from tests.core.scripted import ScriptedProvider
+
+    workspace.attach_providers(
+        {"Claude": ScriptedProvider("Claude", default="x"), "Gemini": ScriptedProvider("Gemini", default="y")},
+        {"ChatGPT": "ChatGPT: no API key"},
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")
+        await pilot.pause()
+        warning = str(app.query_one("#nokey-ChatGPT").content)
+        assert "OPENAI_API_KEY" in warning
+        assert not app.query("#nokey-Claude")
+        assert "OPENAI_API_KEY" in str(app.model_pane("ChatGPT").query_one(".model-unavailable").content)
+
+
+async def test_an_unusable_provider_file_costs_only_that_provider(home):
+    Workspace.open(home)  # seed the home folder
+    (home / "Configurations" / "Claude.json").write_text("{broken")
+    workspace = Workspace.open(home)
+    assert "Claude" not in workspace.configs
+    workspace.attach_providers({}, {})
+    app = EnsembleApp(workspace, notifier=RecordingNotifier())
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")
+        await pilot.pause()
+        assert "Claude.json" in str(app.query_one("#nokey-Claude").content)
+        assert app.query("#model-ChatGPT")
+        assert "Claude.json" in str(app.model_pane("Claude").query_one(".model-unavailable").content)

@@ -1,0 +1,88 @@
+"""End to end in a real terminal: `ensemble-tui --demo` in tmux, through one full All turn.
+
+The app runs as a user would start it (its own process, a 120x40 terminal, the demo simulator
+behind the real SDKs); the test types into it and reads the screen with `tmux capture-pane`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
+
+REPO_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.pdf"
+
+
+class TmuxSession:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.socket = f"ensemble-e2e-{uuid.uuid4().hex[:8]}"
+        self.env = env
+
+    def tmux(self, *args: str) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=20
+        )
+        return result.stdout
+
+    def start(self, command: str) -> None:
+        self.tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "app")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "app", *keys)
+
+    def wait_for(self, text: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} did not appear within {timeout} s; the screen was:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=20)
+
+
+def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    pdf = tmp_path / "paper.pdf"
+    shutil.copyfile(REPO_SAMPLE, pdf)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TMUX")}
+    env.update(TERM="xterm-256color", HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "xdg"))
+    session = TmuxSession(env)
+    marker = tmp_path / "exit-code"
+    command = f"{sys.executable} -m ensemble_tui --demo --home {home} --pdf {pdf}; echo $? > {marker}; sleep 30"
+    try:
+        session.start(command)
+        session.wait_for("Ready.", timeout=30)
+        session.keys("-l", "What is the main claim?")
+        session.keys("Enter")
+        running = session.wait_for("esc Cancel", timeout=10)  # the footer offers Cancel during a run
+        assert "■ All" in running  # the running action is marked
+        screen = session.wait_for("Reply complete (All", timeout=60)
+        assert "Simulated final reply" in screen
+        assert "Sources:" in screen and "demo-source-1" in screen
+        assert "Traceback" not in screen
+        saved = json.loads((home / "Session.json").read_text())
+        assert [m["role"] for m in saved["history"]] == ["user", "assistant"]
+        assert saved["resubmissions"] and saved["last_mode"] == "all"
+        assert set(saved["last_outputs"]) == {"ChatGPT", "Claude", "Gemini"}
+        session.keys("C-q")
+        deadline = time.monotonic() + 15
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert marker.read_text().strip() == "0"
+    finally:
+        session.close()
