@@ -32,6 +32,7 @@ from ensemble_tui.core.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole
 from ensemble_tui.core.runlog import Artifact, TurnRecord
+from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class TurnRunner:
     resubmissions: list[Resubmission] = field(default_factory=list)
     in_flight: dict[object, float] = field(default_factory=dict)
     added_input: bool = False
+    replaced: ChatMessage | None = None  # the reply a redo took away, restored if cancelled
     round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
 
     def __post_init__(self) -> None:
@@ -102,14 +104,14 @@ class TurnRunner:
         other: its input stays in place and an empty send retries it.
         """
         workspace = self.engine.workspace
-        query = self.text.strip()
+        query = strip_control(self.text).strip()
         if query:
             self.session.history.append(ChatMessage(role="user", text=query))
             self.added_input = True
         elif self.session.pending_input is not None:
             query = self.session.pending_input
         elif self.session.history:
-            self.session.history.pop()  # redo: the old reply goes, its input is asked again
+            self.replaced = self.session.history.pop()  # redo: the old reply goes, its input is asked again
             query = self.session.pending_input or ""
         if not query:
             raise EnsembleError("Nothing to redo yet - type a question first.")
@@ -161,9 +163,12 @@ class TurnRunner:
         self._finish_record()
 
     def _roll_back(self) -> None:
-        """Nothing of a cancelled run is kept (its input included); the money spent is."""
+        """Nothing of a cancelled run is kept (its input included) and a reply it was redoing
+        comes back; only the money spent stays spent."""
         if self.added_input and self.session.history and self.session.history[-1].role == "user":
             self.session.history.pop()
+        if self.replaced is not None:
+            self.session.history.append(self.replaced)
         self.record.outcome = "cancelled"
         self._save()
         self._finish_record()

@@ -230,3 +230,27 @@ async def test_retry_policy_counts() -> None:
     assert policy.retries_allowed("aggregator", transient("x")) == 1
     assert policy.retries_allowed("aggregator", overloaded("x")) == 3
     assert policy.retries_allowed("proposer", fatal("x")) == 0
+
+
+async def test_a_cancelled_redo_gives_the_old_reply_back(workspace, scripted, make_engine):
+    scripted["ChatGPT"].scripts["proposer"] = ["The original reply."]
+    scripted["Gemini"].scripts["proposer"] = [Hang()]
+    engine = make_engine()
+    await run_turn(engine, Mode.CHATGPT, "Question")
+    redo = engine.run(Mode.GEMINI, "")
+    assert (await anext(redo)).redo
+    assert workspace.session.pending_input == "Question"  # the reply is gone while the redo runs
+    await redo.aclose()
+    assert [(m.role, m.text) for m in workspace.session.history] == [
+        ("user", "Question"),
+        ("assistant", "The original reply."),
+    ]
+    transcript = (workspace.paths.chats / f"{workspace.session.id}.md").read_text()
+    assert "The original reply." in transcript
+
+
+async def test_user_input_is_stored_without_control_characters(workspace, scripted, make_engine):
+    scripted["Claude"].scripts["proposer"] = ["ok"]
+    await run_turn(make_engine(), Mode.CLAUDE, "pasted \x1b[31mred\x1b[0m text\x07")
+    assert workspace.session.history[0].text == "pasted [31mred[0m text"
+    assert scripted["Claude"].calls[0].messages[-1].text == "pasted [31mred[0m text"
