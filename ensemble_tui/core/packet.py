@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
+
+# A heading inside an answer that imitates the packet's own structure ("# Proposed Reply 2:",
+# "# Answer B", "# Remarks from the aggregator") could fake an extra proposal or reorder the
+# packet. Such lines are escaped so they read as text, never as structure.
+_STRUCTURE = re.compile(
+    r"^([ \t]{0,3})(#+[ \t]*(?:proposed\s+reply|answer|agent|remarks\s+from)\b)", re.IGNORECASE | re.MULTILINE
+)
+
+
+def neutralize_headings(text: str) -> str:
+    return _STRUCTURE.sub(r"\1\\\2", text)
 
 
 @dataclass(frozen=True)
@@ -15,7 +27,8 @@ class ProposalPacket:
 
     def render(self) -> str:
         return "\n\n".join(
-            f"# Proposed Reply {number}:\n{text.strip()}" for number, text in enumerate(self.texts, start=1)
+            f"# Proposed Reply {number}:\n{neutralize_headings(text.strip())}"
+            for number, text in enumerate(self.texts, start=1)
         )
 
     def number_of(self, author: str) -> int:

@@ -10,3 +10,9 @@ def test_escape_sequences_become_inert() -> None:
 
 def test_newlines_and_tabs_survive_and_crlf_is_normalised() -> None:
     assert strip_control("a\tb\r\nc\nd\x00") == "a\tb\nc\nd"
+
+
+def test_lone_surrogates_are_replaced_so_the_text_can_be_saved() -> None:
+    cleaned = strip_control("a\ud800b\udfffc")
+    assert cleaned == "a\ufffdb\ufffdc"
+    cleaned.encode("utf-8")

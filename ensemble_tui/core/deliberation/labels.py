@@ -6,6 +6,8 @@ import random
 import string
 from dataclasses import dataclass
 
+from ensemble_tui.core.packet import neutralize_headings
+
 
 @dataclass(frozen=True)
 class Labelling:
@@ -25,7 +27,10 @@ class Labelling:
 
     def render(self, texts: dict[str, str], heading: str = "Answer") -> str:
         """`# Answer A` blocks in letter order; authors never appear."""
-        return "\n\n".join(f"# {heading} {label}\n{texts[author].strip()}" for label, author in self.by_label.items())
+        return "\n\n".join(
+            f"# {heading} {label}\n{neutralize_headings(texts[author].strip())}"
+            for label, author in self.by_label.items()
+        )
 
 
 def letters(count: int) -> tuple[str, ...]:
