@@ -51,6 +51,7 @@ class Engine:
         self.timeout_s = timeout_s
         self._task: asyncio.Task[None] | None = None
         self._warned_models: set[str] = set()
+        self.prompt_warnings_shown = 0  # placeholder typos are reported once each
 
     @property
     def running(self) -> bool:

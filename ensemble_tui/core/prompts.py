@@ -6,8 +6,9 @@ left as written, which is why this uses `str.replace` and never `str.format`.
 
 from __future__ import annotations
 
+import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ensemble_tui.core.errors import PromptFileError
@@ -17,13 +18,36 @@ SYSTEM_COMMON = "{SystemPromptCommon}"
 EXAMPLES = "{examples}"
 SYNTHESIZE_COMMON = "{SynthesizePromptCommon}"
 _FIELD = re.compile(r"\{(\w+)\}")
+PLACEHOLDERS = ("SystemPromptCommon", "examples", "SynthesizePromptCommon")
 
 
-@dataclass(frozen=True)
+def placeholder_typos(text: str) -> list[tuple[str, str]]:
+    """`{Name}` tokens that look like a misspelt placeholder: (found, meant)."""
+    typos = []
+    for name in dict.fromkeys(_FIELD.findall(text)):
+        if name in PLACEHOLDERS:
+            continue
+        close = difflib.get_close_matches(name, PLACEHOLDERS, n=1, cutoff=0.75)
+        if close:
+            typos.append((name, close[0]))
+    return typos
+
+
+@dataclass
 class PromptLibrary:
     """Reads prompt files from `Prompts/` on demand, so edits apply on the next turn."""
 
     folder: Path
+    warnings: list[str] = field(default_factory=list)  # placeholder typos found, one line each
+
+    def _lint(self, relative: str, text: str) -> None:
+        for found, meant in placeholder_typos(text):
+            line = (
+                f"Prompt file {self.folder / relative}: {{{found}}} is not a placeholder "
+                f"- did you mean {{{meant}}}? It is sent as written."
+            )
+            if line not in self.warnings:
+                self.warnings.append(line)
 
     def _read(self, relative: str) -> str:
         path = self.folder / relative
@@ -31,7 +55,7 @@ class PromptLibrary:
             return path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise PromptFileError(
-                f"Prompt file {path} is missing - restore it (delete the folder to get the defaults back)"
+                f"Prompt file {path} is missing - restore it, or restart ensemble-tui to get the default back"
             ) from None
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or "not UTF-8 text"
@@ -39,6 +63,7 @@ class PromptLibrary:
 
     def _system(self, relative: str) -> str:
         text = self._read(relative)
+        self._lint(relative, text)
         if SYSTEM_COMMON in text:
             text = text.replace(SYSTEM_COMMON, self._read("SystemPromptCommon.txt").strip())
         if EXAMPLES in text:
@@ -47,6 +72,7 @@ class PromptLibrary:
 
     def _user(self, relative: str) -> str:
         text = self._read(relative)
+        self._lint(relative, text)
         if SYNTHESIZE_COMMON in text:
             text = text.replace(SYNTHESIZE_COMMON, self._read("SynthesizePromptCommon.txt").strip())
         return text.strip()

@@ -127,6 +127,9 @@ class TurnRunner:
             aggregator=multi and self.style is Style.AGGREGATE,
             deliberation=STYLE_PROMPTS.get(self.style, ()) if multi else (),
         )
+        for warning in workspace.prompts.warnings[self.engine.prompt_warnings_shown :]:
+            self.emit(Notice(warning))
+        self.engine.prompt_warnings_shown = len(workspace.prompts.warnings)
         self._check_providers()
         if self.session.pdf_path:
             self.pdf = check_pdf(self.session.pdf_path)

@@ -192,3 +192,23 @@ def test_missing_prompt_file_names_the_file(home: Path) -> None:
     (workspace.paths.prompts / "AggregatorForceReplyUserPrompt.txt").unlink()
     with pytest.raises(PromptFileError, match="AggregatorForceReplyUserPrompt.txt"):
         workspace.prompts.aggregator_user(forced=True)
+
+
+async def test_a_placeholder_typo_is_reported_once_naming_the_file(home: Path) -> None:
+    from ensemble_tui.core.engine import Engine
+    from ensemble_tui.core.events import Notice
+    from ensemble_tui.core.modes import Mode
+    from tests.core.scripted import ScriptedProvider
+
+    workspace = Workspace.open(home)
+    path = workspace.paths.prompts / "ProposerSystemPrompts" / "Gemini.txt"
+    path.write_text("Be precise. {SystemPromtCommon} and LaTeX {x} stay.")
+    workspace.attach_providers({"Gemini": ScriptedProvider("Gemini", default="ok")}, {})  # type: ignore[dict-item]
+    engine = Engine(workspace)
+    notices = []
+    for question in ("one", "two"):
+        notices += [e.message async for e in engine.run(Mode.GEMINI, question) if isinstance(e, Notice)]
+    assert notices == [
+        f"Prompt file {path}: {{SystemPromtCommon}} is not a placeholder - did you mean {{SystemPromptCommon}}? "
+        "It is sent as written."
+    ]
