@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,23 @@ def atomic_write_text(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def remove_stale_temporaries(folder: Path, older_than_s: float) -> int:
+    """Delete temporary files that killed writes left behind (never the data files).
+
+    Only files older than `older_than_s` go, so a second instance writing right now keeps its own.
+    """
+    now = time.time()
+    removed = 0
+    for path in folder.rglob(".*.tmp"):
+        try:
+            if now - path.stat().st_mtime >= older_than_s:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

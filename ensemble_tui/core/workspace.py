@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.archive import RunArchive
+from ensemble_tui.core.atomic import remove_stale_temporaries
 from ensemble_tui.core.config import PROVIDERS, ProviderConfig, load_provider_configs
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.home import HomePaths, seed_home
@@ -42,10 +43,11 @@ class Workspace:
     config_problems: dict[str, str] = field(default_factory=dict)  # provider -> why its file is unusable
 
     @classmethod
-    def open(cls, root: Path) -> Workspace:
+    def open(cls, root: Path, *, stale_after_s: float = 600.0) -> Workspace:
         """Seed and read the home folder, restore the last session; raise EnsembleError if the
-        folder or a configuration file is unusable."""
+        folder is unusable. Temporary files left by an earlier crash are cleared."""
         paths = seed_home(root)
+        remove_stale_temporaries(paths.root, stale_after_s)
         found = load_provider_configs(paths.configurations)
         configs = found.configs
         loaded = load_settings(paths.settings_file, configs)

@@ -1,0 +1,104 @@
+"""SIGKILL at random moments while the app writes settings, sessions, transcripts and the
+archive: afterwards every file parses and holds every turn that had completed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import signal
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.events import FinalReplyReady
+from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.session import SessionData
+from ensemble_tui.core.settings import Settings
+from ensemble_tui.core.workspace import Workspace
+from tests.core.scripted import ScriptedProvider
+
+KILLS = 200
+REPLY = "A reply long enough to make every save take a moment.\n\n" + "| a | b |\n|---|---|\n| 1 | 2 |\n" * 400
+
+
+async def _work(home: Path, conn: Connection, seed: int) -> None:
+    rng = random.Random(seed)
+    workspace = Workspace.open(home)
+    workspace.attach_providers({"ChatGPT": ScriptedProvider("ChatGPT", default=REPLY)}, {})  # type: ignore[dict-item]
+
+    async def no_wait(_: float) -> None:
+        return None
+
+    engine = Engine(workspace, sleep=no_wait)
+    number = rng.randrange(1_000_000)
+    while True:
+        workspace.update_settings(temperature=round(rng.uniform(0, 2), 2))
+        if rng.random() < 0.15:
+            workspace.new_chat()
+        question = f"Q{number}"
+        async for event in engine.run(Mode.CHATGPT, question):
+            if isinstance(event, FinalReplyReady):
+                # The engine has saved everything before it reports the reply.
+                conn.send((workspace.session.id, question))
+        number += 1
+
+
+def _child(home: str, conn: Connection, seed: int) -> None:
+    asyncio.run(_work(Path(home), conn, seed))
+
+
+def _check_files(home: Path, completed: dict[str, set[str]]) -> None:
+    Settings.model_validate(json.loads((home / "Configurations" / "Settings.json").read_text()))
+    current = SessionData.model_validate(json.loads((home / "Session.json").read_text()))
+    workspace = Workspace.open(home)  # a restart
+    assert workspace.warnings == [], workspace.warnings
+    assert workspace.session.id == current.id
+    for session_id, questions in completed.items():
+        transcript = (home / "Chats" / f"{session_id}.md").read_text(encoding="utf-8")
+        archived = workspace.archive.load_session(session_id)
+        assert archived is not None
+        archived_questions = {m.text for m in archived.history if m.role == "user"}
+        for question in questions:
+            assert f"## You\n\n{question}\n\n## Reply" in transcript
+            assert question in archived_questions
+        if session_id == current.id:
+            answered = [
+                m.text for i, m in enumerate(current.history[:-1]) if current.history[i + 1].role == "assistant"
+            ]
+            assert questions <= set(answered)
+
+
+def test_random_kills_never_lose_a_completed_turn(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    Workspace.open(home)
+    context = multiprocessing.get_context("fork")
+    rng = random.Random(2026)
+    completed: dict[str, set[str]] = {}
+    kills_mid_turn = 0
+    for round_number in range(KILLS):
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(target=_child, args=(str(home), sender, round_number), daemon=True)
+        process.start()
+        sender.close()
+        process.join(timeout=rng.uniform(0.01, 0.15))
+        assert process.is_alive(), f"the writer died by itself (exit code {process.exitcode})"
+        os.kill(process.pid, signal.SIGKILL)
+        process.join()
+        got = 0
+        while receiver.poll():
+            try:
+                session_id, question = receiver.recv()
+            except EOFError:
+                break
+            completed.setdefault(session_id, set()).add(question)
+            got += 1
+        kills_mid_turn += got == 0
+        receiver.close()
+        _check_files(home, completed)
+    assert sum(len(q) for q in completed.values()) > KILLS / 2, "the writer rarely finished a turn"
+    assert kills_mid_turn > 0, "no kill landed in the middle of a turn"
+    Workspace.open(home, stale_after_s=0)
+    assert [p.name for p in home.rglob("*.tmp")] == [], "a restart clears what killed writes left"
