@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import Simulator
