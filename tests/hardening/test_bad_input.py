@@ -1,0 +1,147 @@
+"""Bad input: each gets one clear line naming the file and the fix; the app keeps working."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ensemble_tui.core import atomic
+from ensemble_tui.core.events import FinalReplyReady, Notice, RunFailed
+from ensemble_tui.core.home import seed_home
+from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.workspace import Workspace
+from tests.core.helpers import of_type, run_turn
+
+
+def one_line(message: str) -> str:
+    assert "\n" not in message and "Traceback" not in message
+    return message
+
+
+def test_half_written_settings_are_set_aside(home: Path) -> None:
+    paths = seed_home(home)
+    paths.settings_file.write_text('{"models": {"ChatGPT": "gpt-5"}, "temperature": 1.')
+    workspace = Workspace.open(home)
+    (warning,) = workspace.warnings
+    assert "Settings.json is not valid JSON" in one_line(warning) and "defaults in use" in warning
+    assert workspace.settings.temperature == 0.7
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"label": "Claude", "default_model": "x", "models": [{"id": "x", "input": "cheap"}]}', "models.0.input"),
+        ('{"label": "Claude", "models": []}', "default_model"),
+        ("[1, 2", "not valid JSON"),
+    ],
+    ids=["wrong-type", "missing-field", "truncated"],
+)
+async def test_a_broken_configuration_costs_only_its_provider(home, make_engine, content, expected) -> None:
+    from tests.core.scripted import ScriptedProvider
+
+    paths = seed_home(home)
+    (paths.configurations / "Claude.json").write_text(content)
+    workspace = Workspace.open(home)
+    (warning,) = [w for w in workspace.warnings if "Claude.json" in w]
+    assert expected in one_line(warning) and ("fix it or delete it" in warning)
+    workspace.attach_providers(
+        {label: ScriptedProvider(label, default="ok") for label in workspace.configs},
+        {},  # type: ignore[misc]
+    )
+    from ensemble_tui.core.engine import Engine
+
+    engine = Engine(workspace, sleep=make_engine().sleep)
+    events = await run_turn(engine, Mode.CLAUDE, "q")
+    assert "Claude.json" in one_line(of_type(events, RunFailed)[0].message)
+    events = await run_turn(engine, Mode.ALL, "q2")  # the others still answer
+    assert of_type(events, FinalReplyReady)
+
+
+@pytest.mark.parametrize("damage", ["directory", "not-utf8"])
+async def test_an_unreadable_prompt_file_is_named(workspace, scripted, make_engine, damage) -> None:
+    path = workspace.paths.prompts / "AggregatorUserPrompt.txt"
+    path.unlink()
+    if damage == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes(b"\xff\xfe\x00bad")
+    events = await run_turn(make_engine(), Mode.ALL, "q")
+    message = one_line(of_type(events, RunFailed)[0].message)
+    assert str(path) in message and "cannot be read" in message
+    assert all(provider.calls == [] for provider in scripted.values())
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [(b"", "is not a PDF"), (b"<html>not a pdf</html>", "is not a PDF"), (None, "no longer exists")],
+    ids=["zero-bytes", "html", "deleted"],
+)
+def test_bad_pdfs_are_refused_when_chosen(workspace, tmp_path, content, expected) -> None:
+    from ensemble_tui.core.errors import PdfError
+
+    path = tmp_path / "paper.pdf"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(PdfError) as caught:
+        workspace.select_pdf(path)
+    assert expected in one_line(str(caught.value)) and "paper.pdf" in str(caught.value)
+    assert workspace.session.pdf_path is None
+
+
+async def test_a_pdf_replaced_mid_session_by_something_else_stops_the_turn(
+    workspace, scripted, make_engine, sample_pdf
+) -> None:
+    workspace.select_pdf(sample_pdf)
+    sample_pdf.write_text("now a text file")
+    events = await run_turn(make_engine(), Mode.CHATGPT, "q")
+    assert "is not a PDF" in one_line(of_type(events, RunFailed)[0].message)
+    assert scripted["ChatGPT"].calls == []
+
+
+def test_an_unwritable_home_folder_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where a folder should be")
+    result = subprocess.run(
+        [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(blocker / "home"), "q"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"ensemble-tui: Cannot set up the home folder {blocker / 'home'} (Not a directory) - choose another with --home"
+    )
+
+
+async def test_a_full_disk_while_writing_the_transcript_keeps_the_reply_and_the_session(
+    workspace, scripted, make_engine, monkeypatch
+) -> None:
+    scripted["Gemini"].scripts["proposer"] = ["Saved before the disk filled.", "Shown although the disk is full."]
+    engine = make_engine()
+    await run_turn(engine, Mode.GEMINI, "first")
+    session_before = workspace.paths.session_file.read_text()
+    real_write = atomic.atomic_write_text
+
+    def full_disk(path: Path, text: str) -> None:
+        if path.suffix == ".md":
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        real_write(path, text)
+
+    monkeypatch.setattr("ensemble_tui.core.session.atomic_write_text", full_disk)
+    events = await run_turn(engine, Mode.GEMINI, "second")
+    assert of_type(events, FinalReplyReady)[0].text == "Shown although the disk is full."
+    notice = one_line(of_type(events, Notice)[-1].message)
+    assert "No space left on device" in notice and ".md" in notice and "free space" in notice
+    transcript = (workspace.paths.chats / f"{workspace.session.id}.md").read_text()
+    assert "Saved before the disk filled." in transcript  # the old transcript is whole
+    saved = json.loads(workspace.paths.session_file.read_text())
+    assert saved["history"][-1]["text"] in ("Shown although the disk is full.", "second")
+    assert json.loads(session_before)["history"][-1]["text"] == "Saved before the disk filled."
