@@ -4,9 +4,30 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TypeVar
+
+E = TypeVar("E", bound="_Labelled")
 
 
-class Mode(enum.Enum):
+class _Labelled(enum.Enum):
+    """An enum whose members are also known by a label, parsed from either."""
+
+    @property
+    def label(self) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def parse(cls: type[E], value: str) -> E:
+        """Accept a value (`chatgpt-gemini`) or its label (`ChatGPT & Gemini`), any case."""
+        wanted = value.strip().lower()
+        for member in cls:
+            if wanted in (member.value, member.label.lower()):
+                return member
+        choices = ", ".join(member.value for member in cls)
+        raise ValueError(f"unknown {cls.__name__.lower()} {value!r} (choose from {choices})")
+
+
+class Mode(_Labelled):
     CHATGPT = "chatgpt"
     CLAUDE = "claude"
     GEMINI = "gemini"
@@ -24,16 +45,6 @@ class Mode(enum.Enum):
     @property
     def is_multi(self) -> bool:
         return len(self.providers) > 1
-
-    @classmethod
-    def parse(cls, value: str) -> Mode:
-        """Accept a mode value (`chatgpt-gemini`) or its label (`ChatGPT & Gemini`)."""
-        wanted = value.strip().lower()
-        for mode in cls:
-            if wanted in (mode.value, mode.label.lower()):
-                return mode
-        choices = ", ".join(mode.value for mode in cls)
-        raise ValueError(f"unknown mode {value!r} (choose from {choices})")
 
 
 @dataclass(frozen=True)
@@ -91,7 +102,7 @@ _MODE_LABELS: dict[Mode, str] = {
 }
 
 
-class Style(enum.Enum):
+class Style(_Labelled):
     """How a multi-model turn deliberates. The aggregator loop is the default."""
 
     AGGREGATE = "aggregate"
@@ -102,15 +113,6 @@ class Style(enum.Enum):
     @property
     def label(self) -> str:
         return _STYLE_LABELS[self]
-
-    @classmethod
-    def parse(cls, value: str) -> Style:
-        wanted = value.strip().lower()
-        for style in cls:
-            if wanted in (style.value, style.label.lower()):
-                return style
-        choices = ", ".join(style.value for style in cls)
-        raise ValueError(f"unknown style {value!r} (choose from {choices})")
 
 
 _STYLE_LABELS: dict[Style, str] = {
