@@ -1,9 +1,10 @@
-"""The Textual app: seven panes around one Workspace, with the engine driven from a worker.
+"""The Textual app: the panes around one Workspace, with the engine driven from a worker.
 
-This module holds the layout, start-up, bindings, pane switching and the actions that are not
-runs (PDF, settings, new chat, clipboard, links, palette); running turns and rendering their
-events is in ui/turn_flow.py. The app is the only place that calls the core; panes only render
-and post messages (attributes down, messages up).
+This module holds the layout, start-up, pane switching and the actions that are not runs (PDF,
+settings, new chat, clipboard, links, palette). Running turns and rendering their events is in
+ui/turn_flow.py; reports, history and exports in ui/archive_flow.py; the keys in ui/bindings.py.
+The app is the only place that calls the core; panes only render and post messages (attributes
+down, messages up).
 """
 
 from __future__ import annotations
@@ -14,60 +15,57 @@ from pathlib import Path
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from ensemble_tui.core.config import PROVIDERS
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
-from ensemble_tui.core.session import ChatMessage, Resubmission
+from ensemble_tui.core.sanitize import strip_control
+from ensemble_tui.core.session import Resubmission
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.ui.chat_view import NoticeKind
+from ensemble_tui.ui.archive_flow import ArchiveFlow
+from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, key_name, main_bindings
+from ensemble_tui.ui.chat_view import ChatNotice, NoticeKind
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
-from ensemble_tui.ui.panes import PANES, pane_id_for_provider
+from ensemble_tui.ui.panes import pane_id_for_provider, panes, widget_key
 from ensemble_tui.ui.panes.attachments import AttachmentsPane
 from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint
-from ensemble_tui.ui.rendering import display_path, http_links, is_http_url
-from ensemble_tui.ui.screens.links import LinkPicker
+from ensemble_tui.ui.rendering import display_path
+from ensemble_tui.ui.reply_actions import ReplyActions
 from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
 from ensemble_tui.ui.turn_flow import TurnFlow
 from ensemble_tui.ui.turns import ActiveTurn
 
 log = logging.getLogger(__name__)
 
-MAIN_SCREEN_ACTIONS = {"send", "new_chat", "select_pdf", "cancel_run", "show_pane", "cycle_pane"}
+MAIN_SCREEN_ACTIONS = {
+    "send",
+    "send_added",
+    "choose_style",
+    "new_chat",
+    "select_pdf",
+    "cancel_run",
+    "show_pane",
+    "cycle_pane",
+    "show_report",
+    "show_history",
+}
 
 
-def mode_binding(key: str, mode: Mode) -> Binding:
-    return Binding(key, f"send('{mode.value}')", mode.label, id=f"mode.{mode.value}", tooltip=f"Send with {mode.label}")
-
-
-class EnsembleApp(TurnFlow, App[int]):
+class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
-    BINDINGS = [
-        mode_binding("f1", Mode.CHATGPT),
-        mode_binding("f2", Mode.CLAUDE),
-        mode_binding("f3", Mode.GEMINI),
-        mode_binding("f4", Mode.CHATGPT_GEMINI),
-        mode_binding("f5", Mode.ALL),
-        Binding("escape", "cancel_run", "Cancel", id="run.cancel", tooltip="Cancel the run; nothing of it is kept"),
-        Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a fresh chat"),
-        Binding("ctrl+o", "select_pdf", "Select PDF", id="pdf.select", tooltip="Choose the paper"),
-        # Alt+digit is not delivered reliably (tmux turns Alt+2 into another key), so panes are
-        # cycled browser-style; the palette has a "Show ... pane" entry for each.
-        Binding("ctrl+pagedown", "cycle_pane(1)", "Next pane", show=False, id="pane.next"),
-        Binding("ctrl+pageup", "cycle_pane(-1)", "Previous pane", show=False, id="pane.previous"),
-    ]
+    BINDINGS = main_bindings()
 
     def __init__(
         self,
@@ -86,29 +84,44 @@ class EnsembleApp(TurnFlow, App[int]):
         self.folder_opener = folder_opener
         self.demo = demo
         self.turn: ActiveTurn | None = None
-        self.default_mode = Mode.ALL
+        self.default_mode: RunMode = Mode.ALL
+        self.style = Style.AGGREGATE
+        self._restore_choices()
         self._initial_pdf = pdf
         self._run_counter = 0
         self._live_resubmissions: list[Resubmission] = []
+        self._review_notice: ChatNotice | None = None
 
     # ----- layout ----------------------------------------------------------------------------
+
+    @property
+    def model_providers(self) -> tuple[str, ...]:
+        """Every provider with a model pane: the built-in three, then the added ones."""
+        return (*PROVIDERS, *self.workspace.extra_providers)
 
     def compose(self) -> ComposeResult:
         workspace = self.workspace
         yield Header()
         with TabbedContent(id="panes", initial="chat"):
             with TabPane("Chat", id="chat"):
-                yield ChatPane(id="chat-pane")
-            for provider in PROVIDERS:
-                with TabPane(provider, id=pane_id_for_provider(provider)):
-                    yield ModelPane(provider, id=f"model-pane-{pane_id_for_provider(provider)}")
+                yield ChatPane(self.style, id="chat-pane")
+            for provider in self.model_providers:
+                # Content(), not a str: TabPane parses a str title as markup, and labels come from files.
+                with TabPane(Content(strip_control(provider)), id=pane_id_for_provider(provider)):
+                    yield ModelPane(provider, run_key=self._run_key(provider), id=f"model-pane-{widget_key(provider)}")
             with TabPane("Attachments", id="attachments"):
                 yield AttachmentsPane(id="attachments-pane")
             with TabPane("Resubmissions", id="resubmissions"):
                 yield ResubmissionsPane(id="resubmissions-pane")
             with TabPane("Settings", id="settings"):
                 yield SettingsPane(workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane")
-        yield Footer()
+        yield Footer(compact=True)
+
+    def _run_key(self, provider: str) -> str | None:
+        """The Shift+F key that runs an added provider alone (None: a built-in, or beyond the keys)."""
+        extra = self.workspace.extra_providers
+        slot = extra.index(provider) if provider in extra else len(ADDED_PROVIDER_KEYS)
+        return key_name(ADDED_PROVIDER_KEYS[slot]) if slot < len(ADDED_PROVIDER_KEYS) else None
 
     @property
     def chat(self) -> ChatPane:
@@ -119,7 +132,7 @@ class EnsembleApp(TurnFlow, App[int]):
         return self.query_one("#panes", TabbedContent)
 
     def model_pane(self, provider: str) -> ModelPane:
-        return self.query_one(f"#model-pane-{pane_id_for_provider(provider)}", ModelPane)
+        return self.query_one(f"#model-pane-{widget_key(provider)}", ModelPane)
 
     @property
     def attachments(self) -> AttachmentsPane:
@@ -150,10 +163,7 @@ class EnsembleApp(TurnFlow, App[int]):
         """Paint every pane from the workspace's session (at start and after a new chat)."""
         session = self.workspace.session
         self.sub_title = f"chat {session.id}" + ("  ·  demo" if self.demo else "")
-        try:
-            self.default_mode = Mode.parse(session.last_mode) if session.last_mode else Mode.ALL
-        except ValueError:
-            self.default_mode = Mode.ALL
+        self._restore_choices()
         self.chat.log_view.show(session.history)
         self.resubmissions.log_view.show(session.resubmissions)
         self.chat.status.set_cost(session.cost_usd)
@@ -161,9 +171,21 @@ class EnsembleApp(TurnFlow, App[int]):
         self._refresh_pdf()
         self._mark_actions()
 
+    def _restore_choices(self) -> None:
+        """The session's last mode (Enter's default) and style; unknown values fall back."""
+        session = self.workspace.session
+        try:
+            self.default_mode = parse_run_mode(session.last_mode or "all", self.workspace.extra_providers)
+        except ValueError:  # e.g. an added provider whose file was removed since
+            self.default_mode = Mode.ALL
+        try:
+            self.style = Style.parse(session.last_style or "aggregate")
+        except ValueError:
+            self.style = Style.AGGREGATE
+
     def _refresh_model_panes(self) -> None:
         workspace = self.workspace
-        for provider in PROVIDERS:
+        for provider in self.model_providers:
             reason = workspace.unavailable.get(provider)
             config = workspace.configs.get(provider)  # None when its configuration file is unusable
             self.model_pane(provider).show(
@@ -190,11 +212,9 @@ class EnsembleApp(TurnFlow, App[int]):
         self.chat.log_view.add_notice(text, kind)
 
     def _mark_actions(self) -> None:
-        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None)
+        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style)
+        self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
-
-    def last_reply(self) -> ChatMessage | None:
-        return next((m for m in reversed(self.workspace.session.history) if m.role == "assistant"), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Main-screen actions are off while a dialog is open; Cancel shows only during a run."""
@@ -202,6 +222,9 @@ class EnsembleApp(TurnFlow, App[int]):
             return False
         if action == "cancel_run":
             return self.turn is not None
+        if action == "send_added":  # a Shift+F key without a provider in its slot
+            slot = parameters[0] if parameters else -1
+            return isinstance(slot, int) and 0 <= slot < len(self.workspace.extra_providers)
         return True
 
     # ----- other actions ---------------------------------------------------------------------
@@ -275,7 +298,7 @@ class EnsembleApp(TurnFlow, App[int]):
         self.show_pane(pane_id)
 
     def action_cycle_pane(self, step: int) -> None:
-        ids = [pane_id for pane_id, _label in PANES]
+        ids = [pane_id for pane_id, _label in panes(self.workspace.extra_providers)]
         current = ids.index(self.tabs.active) if self.tabs.active in ids else 0
         self.show_pane(ids[(current + step) % len(ids)])
 
@@ -299,36 +322,6 @@ class EnsembleApp(TurnFlow, App[int]):
         else:
             self.set_focus(None)
 
-    def action_show_earlier(self) -> None:
-        self.show_pane("chat")
-        if not self.chat.log_view.load_earlier():
-            self.notify("The whole chat is shown.", markup=False)
-
-    def action_copy_last_reply(self) -> None:
-        reply = self.last_reply()
-        if reply is None:
-            self.notify("No reply to copy yet.", markup=False, severity="warning")
-            return
-        self.copy_to_clipboard(reply.text)
-        self.notify("Last reply copied to the clipboard.", markup=False)
-
-    def action_open_link(self) -> None:
-        reply = self.last_reply()
-        urls = http_links(reply.text, *reply.sources) if reply else []
-        if not urls:
-            self.notify("The last reply has no http(s) links.", markup=False)
-            return
-        self.push_screen(LinkPicker(urls), self._link_chosen)
-
-    def _link_chosen(self, url: str | None) -> None:
-        if url and is_http_url(url):
-            self.open_url(url)
-
-    def action_open_transcripts(self) -> None:
-        folder = self.workspace.paths.chats
-        opened = self.folder_opener(folder)
-        self.notify(f"{'Opened' if opened else 'Transcripts are in'} {folder}", markup=False, timeout=10)
-
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from palette_commands(self)
+        yield from palette_commands(self, screen)

@@ -70,14 +70,32 @@ class ChatEntry(LogEntry):
         self.message = message
 
 
+def notice_line(text: str, kind: NoticeKind) -> Text:
+    line = Text(_NOTICE_MARK[kind], end="")
+    line.append_text(plain(text))
+    return line
+
+
 class ChatNotice(Static):
     """One concise line about the run (error, budget stop, skipped proposer, warning)."""
 
     def __init__(self, text: str, kind: NoticeKind = "info") -> None:
-        line = Text(_NOTICE_MARK[kind], end="")
-        line.append_text(plain(text))
-        super().__init__(line, classes=f"chat-notice -{kind}")
+        super().__init__(notice_line(text, kind), classes=f"chat-notice -{kind}")
         self.kind = kind
+
+    def set_text(self, text: str, kind: NoticeKind) -> None:
+        """Rewrite the line in place (a line that fills in as a run goes, e.g. reviews)."""
+        self.update(notice_line(text, kind))
+        self.remove_class(f"-{self.kind}")
+        self.add_class(f"-{kind}")
+        self.kind = kind
+
+
+class VoteNotice(Static):
+    """The tally of a council, vote or debate, as a small table between the messages."""
+
+    def __init__(self, table: RenderableType) -> None:
+        super().__init__(table, classes="chat-notice -vote")
 
 
 class EarlierButton(Button):
@@ -153,10 +171,14 @@ class MessageLog(VerticalScroll):
 
     def add_notice(self, text: str, kind: NoticeKind = "info") -> ChatNotice:
         notice = ChatNotice(text, kind)
-        self.query(".empty-hint").remove()
-        self.mount(notice)
-        self._scroll_to_newest()
+        self.add_widget(notice)
         return notice
+
+    def add_widget(self, widget: Static) -> None:
+        """Mount a notice-like widget after everything shown (it stays when the log is synced)."""
+        self.query(".empty-hint").remove()
+        self.mount(widget)
+        self._scroll_to_newest()
 
     def load_earlier(self) -> int:
         """Mount up to BATCH older messages above those shown; returns how many."""

@@ -1,7 +1,9 @@
 """Command palette entries (Ctrl+P) for every action of the app.
 
 They are system commands, so they sit beside Textual's own (Theme, Quit, Keys, ...) and show
-when the palette opens with an empty search.
+when the palette opens with an empty search. Over the run report, the palette offers that
+screen's exports instead: the main screen's commands must not run behind it. The palette reads
+titles and help as markup, so provider labels (from configuration files) are escaped.
 """
 
 from __future__ import annotations
@@ -11,15 +13,26 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
+from textual.markup import escape
+from textual.screen import Screen
 
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.ui.panes import PANES
+from ensemble_tui.core.export import FORMATS
+from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, STYLE_KEYS, key_name
+from ensemble_tui.ui.panes import panes
+from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES, ExportChoice
+from ensemble_tui.ui.screens.report import ReportScreen
 
 if TYPE_CHECKING:
     from ensemble_tui.ui.app import EnsembleApp
 
 
-def palette_commands(app: EnsembleApp) -> Iterator[SystemCommand]:
+def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> Iterator[SystemCommand]:
+    if isinstance(screen, ReportScreen):
+        yield from report_commands(app, screen)
+        return
+    if screen is not None and screen is not app.screen_stack[0]:
+        return  # a dialog is open: the main screen's commands wait until it closes
     yield SystemCommand("New chat", "Start a fresh chat; the current transcript stays in Chats/", app.action_new_chat)
     yield SystemCommand("Select PDF", "Choose the paper the models read", app.action_select_pdf)
     yield SystemCommand("Remove PDF", "Continue this chat without a paper", app.action_clear_pdf)
@@ -29,12 +42,58 @@ def palette_commands(app: EnsembleApp) -> Iterator[SystemCommand]:
             f"Ask {', '.join(mode.providers)} (an empty input redoes the last reply)",
             partial(app.action_send, mode.value),
         )
+    for slot, provider in enumerate(app.workspace.extra_providers):
+        key = f" ({key_name(ADDED_PROVIDER_KEYS[slot])})" if slot < len(ADDED_PROVIDER_KEYS) else ""
+        yield SystemCommand(
+            f"Send with {escape(provider)}",
+            f"Ask {escape(provider)} alone{key}; an empty input redoes the last reply",
+            partial(app.action_send, provider),
+        )
+    for style in Style:
+        yield SystemCommand(
+            f"Style: {style.label}",
+            f"Deliberate this way from the next multi-model turn ({key_name(STYLE_KEYS[style])})",
+            partial(app.choose_style, style),
+        )
     yield SystemCommand("Cancel the run", "Stop the reply under way; nothing of it is kept", app.action_cancel_run)
-    for pane_id, label in PANES:
-        yield SystemCommand(f"Show {label} pane", f"Switch to the {label} tab", partial(app.action_show_pane, pane_id))
+    for pane_id, label in panes(app.workspace.extra_providers):
+        name = escape(label)
+        yield SystemCommand(f"Show {name} pane", f"Switch to the {name} tab", partial(app.action_show_pane, pane_id))
+    yield SystemCommand(
+        "Show run report", "Every call, answer, review and vote of this chat's runs (Ctrl+R)", app.action_show_report
+    )
+    yield SystemCommand("Show history", "Reopen an earlier chat (Ctrl+G)", app.action_show_history)
+    for fmt in FORMATS:
+        yield SystemCommand(
+            f"Export last run as {FORMAT_NAMES[fmt]}",
+            "The report of this chat's latest run, into Exports/",
+            partial(app.action_export_last_run, fmt),
+        )
+        yield SystemCommand(
+            f"Export chat as {FORMAT_NAMES[fmt]}",
+            "This chat's transcript and every run report, into Exports/",
+            partial(app.action_export_chat, fmt),
+        )
     yield SystemCommand("Copy last reply", "Copy the last final reply to the clipboard", app.action_copy_last_reply)
     yield SystemCommand("Open a link from the last reply", "Pick an http(s) link to open", app.action_open_link)
     yield SystemCommand(
         "Open transcript folder", "Show Chats/, where every chat is kept as Markdown", app.action_open_transcripts
     )
     yield SystemCommand("Show earlier messages", "Load older messages of a long chat", app.action_show_earlier)
+
+
+def report_commands(app: EnsembleApp, screen: ReportScreen) -> Iterator[SystemCommand]:
+    """Exports of the run shown and of the whole chat, as the report screen's `e` offers."""
+    for fmt in FORMATS:
+        yield SystemCommand(
+            f"Export this run as {FORMAT_NAMES[fmt]}",
+            "The report shown, into Exports/",
+            lambda fmt=fmt: screen.post_message(  # type: ignore[misc]
+                ReportScreen.ExportRequested(ExportChoice("run", fmt), screen.record, screen.index + 1)
+            ),
+        )
+        yield SystemCommand(
+            f"Export chat as {FORMAT_NAMES[fmt]}",
+            "This chat's transcript and every run report, into Exports/",
+            partial(app.action_export_chat, fmt),
+        )

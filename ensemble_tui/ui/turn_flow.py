@@ -1,4 +1,5 @@
-"""Running turns: from an action key or button to an engine run in a worker, and back.
+"""Running turns: from an action key or button to an engine run in a worker, and back; the
+deliberation style each multi-model turn uses; and how review and vote events are shown.
 
 A mixin of EnsembleApp, kept apart so the app module stays about layout and the other actions.
 The worker (`_drive_turn`) forwards each core event as a Textual message (ui/messages.py); the
@@ -14,11 +15,13 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
 
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.modes import RunMode, SingleModel, Style, parse_run_mode
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.session import ModelOutput, Resubmission
 from ensemble_tui.ui import messages as msg
+from ensemble_tui.ui.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.turns import ActiveTurn
+from ensemble_tui.ui.vote_view import ReviewOutcome, review_line, vote_table
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.status_bar import elapsed_text
@@ -49,8 +52,10 @@ class TurnFlow(_Base):
         engine: Engine
         notifier: ReplyNotifier
         turn: ActiveTurn | None
-        default_mode: Mode
+        default_mode: RunMode
+        style: Style
         _run_counter: int
+        _review_notice: ChatNotice | None
         _live_resubmissions: list[Resubmission]
         chat: ChatPane
         resubmissions: ResubmissionsPane
@@ -67,13 +72,46 @@ class TurnFlow(_Base):
         return turn if turn is not None and turn.run_id == message.run_id else None
 
     def action_send(self, mode_value: str) -> None:
-        self.choose_mode(Mode(mode_value))
+        try:
+            mode = parse_run_mode(mode_value, self.workspace.extra_providers)
+        except ValueError as exc:  # a keymap or palette entry naming a provider that is gone
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self.choose_mode(mode)
 
-    def choose_mode(self, mode: Mode) -> None:
+    def action_send_added(self, slot: int) -> None:
+        """Shift+F1..: the added providers in order, each alone."""
+        extra = self.workspace.extra_providers
+        if 0 <= slot < len(extra):
+            self.choose_mode(SingleModel(extra[slot]))
+
+    def action_choose_style(self, style_value: str) -> None:
+        self.choose_style(Style(style_value))
+
+    def choose_style(self, style: Style) -> None:
+        """F6-F9, the selector or the palette: the style of the next multi-model turn.
+
+        It is kept in the session (the engine also records it with each turn), so a restart or a
+        reopened chat comes back with it. A run under way keeps the style it started with.
+        """
+        if style is self.style:
+            return
+        self.style = style
+        self.workspace.session.last_style = style.value
+        if self.turn is None:
+            try:
+                self.workspace.persist()
+            except OSError as exc:
+                log.warning("cannot save the chosen style: %s", exc)
+        else:
+            self.notify(f"{style.label} applies from the next multi-model turn.", markup=False)
+        self._mark_actions()
+
+    def choose_mode(self, mode: RunMode) -> None:
         """An action button or key: send, cancel (same mode while running) or switch mode."""
         turn = self.turn
         if turn is not None:
-            if mode is turn.mode:
+            if mode == turn.mode:  # == : a SingleModel is a new value each time a key makes one
                 self.action_cancel_run()
             else:
                 self._start(mode, turn.text)  # the question in flight, asked again in the new mode
@@ -93,21 +131,28 @@ class TurnFlow(_Base):
         self.choose_mode(event.mode)
         self.chat.input.focus()
 
-    def _start(self, mode: Mode, text: str) -> None:
+    def on_action_bar_style_chosen(self, event: ActionBar.StyleChosen) -> None:
+        event.stop()
+        if event.style is not self.style:
+            self.choose_style(event.style)
+            self.chat.input.focus()  # so Enter sends rather than reopening the dropdown
+
+    def _start(self, mode: RunMode, text: str) -> None:
         self._run_counter += 1
-        turn = ActiveTurn(self._run_counter, mode, text)
+        turn = ActiveTurn(self._run_counter, mode, text, self.style)
         self.turn = turn
         self.default_mode = mode
         self._live_resubmissions = []
+        self._review_notice = None
         self.show_pane("chat")
-        self.chat.status.start(f"Starting {mode.label}…")
+        self.chat.status.start(f"Starting {turn.label}…")
         self._mark_actions()
         turn.worker = self._drive_turn(turn)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _drive_turn(self, turn: ActiveTurn) -> None:
         """Run one turn and forward its events; starting another turn cancels this worker."""
-        async for event in self.engine.run(turn.mode, turn.text):
+        async for event in self.engine.run(turn.mode, turn.text, turn.style):
             self.post_message(msg.message_for(turn.run_id, event))
 
     def action_cancel_run(self) -> None:
@@ -173,7 +218,7 @@ class TurnFlow(_Base):
     def on_proposal_arrived(self, message: msg.ProposalArrived) -> None:
         if self._current(message):
             event = message.event
-            output = ModelOutput(query=event.query, text=event.text, model=event.model)
+            output = ModelOutput(query=event.query, text=event.text, model=event.model, note=event.note)
             self.model_pane(event.provider).show(output, event.model)
 
     def on_proposer_skipped(self, message: msg.ProposerSkipped) -> None:
@@ -187,18 +232,22 @@ class TurnFlow(_Base):
             self.resubmissions.log_view.sync([*self.workspace.session.resubmissions, *self._live_resubmissions])
 
     def on_review_arrived(self, message: msg.ReviewArrived) -> None:
+        """One line per turn that fills in as reviews arrive; unreadable ballots are marked."""
+        turn = self._current(message)
+        if turn is None:
+            return
         event = message.event
-        if self._current(message) and not event.accepted:
-            self.add_notice(f"{event.reviewer}'s review could not be read and was left out: {event.problem}", "warning")
+        turn.reviews[event.reviewer] = ReviewOutcome(event.accepted, event.problem)
+        line = review_line(turn.style, turn.reviews)
+        kind = "info" if all(outcome.accepted for outcome in turn.reviews.values()) else "warning"
+        if self._review_notice is None:
+            self._review_notice = self.chat.log_view.add_notice(line, kind)
+        else:
+            self._review_notice.set_text(line, kind)
 
     def on_votes_counted(self, message: msg.VotesCounted) -> None:
         if self._current(message):
-            event = message.event
-            standings = ", ".join(
-                f"{row.rank}. {row.author} ({row.points:g} pts{', ' + row.medal if row.medal else ''})"
-                for row in event.rows
-            )
-            self.add_notice(f"{event.style.label}: {standings}", "info")
+            self.chat.log_view.add_widget(VoteNotice(vote_table(message.event)))
 
     def on_session_cost_changed(self, message: msg.SessionCostChanged) -> None:
         if self._current(message):
@@ -214,9 +263,9 @@ class TurnFlow(_Base):
             return
         turn.outcome = "final"
         self.chat.log_view.sync(self.workspace.session.history)
-        self.chat.status.stop(f"Reply complete ({turn.mode.label}, {elapsed_text(turn.elapsed())}).")
+        self.chat.status.stop(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
         if self.workspace.settings.notifications:
-            summary = f"{turn.mode.label} replied in {elapsed_text(turn.elapsed())}."
+            summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
             self.run_worker(self.notifier.reply_complete(self, summary), group="notify", exit_on_error=False)
 
     def on_turn_failed(self, message: msg.TurnFailed) -> None:

@@ -9,23 +9,37 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-from ensemble_tui.core.modes import Mode
+    from ensemble_tui.ui.vote_view import ReviewOutcome
+
+from ensemble_tui.core.modes import RunMode, Style
+
+
+def run_label(mode: RunMode, style: Style) -> str:
+    """ "All · Council"; just "All" in the default aggregator style, and just "Claude" for a
+    single model, which ignores the style."""
+    return f"{mode.label} · {style.label}" if mode.is_multi and style is not Style.AGGREGATE else mode.label
 
 
 @dataclass
 class ActiveTurn:
-    """One run: its id (to drop late messages from superseded runs), mode and the text sent.
+    """One run: its id (to drop late messages from superseded runs), mode, style and the text sent.
 
     `text` is what goes back into the input box if the run is cancelled; it is empty for a
     redo or a retry, whose question stays in the chat.
     """
 
     run_id: int
-    mode: Mode
+    mode: RunMode
     text: str
+    style: Style = Style.AGGREGATE
     started: float = field(default_factory=time.monotonic)
     worker: Worker[None] | None = None
     outcome: str | None = None  # "final" or "failed" once the engine has said so
+    reviews: dict[str, ReviewOutcome] = field(default_factory=dict)  # reviewer -> outcome, in arrival order
+
+    @property
+    def label(self) -> str:
+        return run_label(self.mode, self.style)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

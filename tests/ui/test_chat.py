@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError
-from ensemble_tui.ui.chat_view import ChatEntry, ChatNotice
+from ensemble_tui.ui.chat_view import ChatEntry, ChatNotice, VoteNotice
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
 from tests.core.scripted import Hang, fatal, transient
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
@@ -22,6 +24,10 @@ def notices(app, kind: str | None = None) -> list[str]:
 
 def status_text(app) -> str:
     return str(app.query_one("#status-text").content)
+
+
+def screen_text(app) -> str:
+    return html.unescape(app.export_screenshot()).replace("\u00a0", " ")
 
 
 async def test_enter_sends_with_all_at_first_and_shows_the_reply(workspace, chatty, make_app):
@@ -232,7 +238,7 @@ class BrokenEngine:
 
     running = False
 
-    async def run(self, mode, text):
+    async def run(self, mode, text, style=None):
         raise RuntimeError("boom [bold]")
         yield  # pragma: no cover - makes this an async generator
 
@@ -257,25 +263,37 @@ class StyledEngine:
 
     running = False
 
-    async def run(self, mode, text):
+    async def run(self, mode, text, style=None):
         from ensemble_tui.core.events import ReviewReceived, RunStarted, VoteCounted, VoteRow
         from ensemble_tui.core.modes import Style
 
         yield RunStarted(mode, text, redo=False)
+        yield ReviewReceived("ChatGPT", "1. A", accepted=True)
         yield ReviewReceived("Gemini", "garbled", accepted=False, problem="no FINAL RANKING list")
-        yield VoteCounted(Style.COUNCIL, (VoteRow("Claude", 1, 4.0, 2, medal="gold"), VoteRow("ChatGPT", 2, 2.0, 0)))
+        yield ReviewReceived("[b]Claude", "1. B", accepted=True)
+        yield VoteCounted(
+            Style.DEBATE, (VoteRow("Claude", 1, 4.0, 2, medal="gold"), VoteRow("[red]ChatGPT", 2, 2.0, 0))
+        )
         yield object()  # a future event type
 
     async def cancel(self) -> None:
         return None
 
 
-async def test_review_and_vote_events_are_lines_and_unknown_events_are_ignored(workspace, chatty, make_app):
+async def test_reviews_fill_one_line_the_tally_is_a_table_and_unknown_events_are_ignored(workspace, chatty, make_app):
     app = make_app(engine=StyledEngine())
     async with app.run_test(size=SIZE) as pilot:
-        await type_text(pilot, "Council")
+        await pilot.press("f9")  # debate
+        await type_text(pilot, "Debate it")
         await pilot.press("f5")
         await settle(pilot)
-        assert "⚠ Gemini's review could not be read and was left out: no FINAL RANKING list" in notices(app)
-        assert "• Council: 1. Claude (4 pts, gold), 2. ChatGPT (2 pts)" in notices(app)
+        (line,) = [n for n in app.query(ChatNotice) if str(n.content).startswith("⚠ Rankings:")]
+        assert str(line.content) == (
+            "⚠ Rankings: ChatGPT ✓ · Gemini ✗ unreadable, left out (no FINAL RANKING list) · [b]Claude ✓"
+        )
+        assert line.kind == "warning"
+        (table,) = app.query(VoteNotice)
+        shown = screen_text(app)
+        assert "Debate: final ranking" in shown and "🥇 gold" in shown and "[red]ChatGPT" in shown
+        assert table.region.y > line.region.y
         assert not notices(app, "error") and app.is_running

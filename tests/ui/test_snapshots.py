@@ -1,4 +1,4 @@
-"""SVG snapshots pinning the layout of each pane at 120x40.
+"""SVG snapshots pinning the layout of each pane, and of the run report, at 120x40.
 
 Deterministic by construction: a fixed session id, HOME pointing at the test folder (paths show
 as ~/...), no run in flight (so no spinner or clock), and scripted data only.
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from ensemble_tui.core.provider import Usage
+from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
@@ -61,8 +63,12 @@ def snapshot_app(workspace, scripted, sample_pdf, monkeypatch, tmp_path):
 
 def show(pane_id: str):
     async def run_before(pilot) -> None:
+        # The snapshot harness may call this before the app's on_mount has put the focus in the
+        # question box, which would switch back to Chat: wait for start-up to finish first.
+        await pilot.pause()
         pilot.app.show_pane(pane_id)
         await pilot.pause()
+        assert pilot.app.tabs.active == pane_id
 
     return run_before
 
@@ -76,3 +82,66 @@ def test_empty_chat_layout(snap_compare, workspace):
     workspace.session.id = "2026-01-02_09-30-00"
     app = EnsembleApp(workspace, notifier=RecordingNotifier())
     assert snap_compare(app, terminal_size=SIZE)
+
+
+def vote_record(session_id: str) -> TurnRecord:
+    """A finished critique-and-vote run, every figure fixed."""
+    usage = Usage(input_tokens=2200, output_tokens=120)
+    calls = [
+        CallRecord(provider, model, role, 1, latency, "ok", usage, cost)
+        for provider, model, role, latency, cost in (
+            ("ChatGPT", "gpt-5", "proposer", 4.2, 0.0040),
+            ("Claude", "claude-x", "proposer", 5.1, 0.0084),
+            ("ChatGPT", "gpt-5", "reviewer", 3.3, 0.0041),
+            ("Claude", "claude-x", "reviewer", 2.9, 0.0085),
+        )
+    ]
+    standings = [
+        {"author": "Claude", "rank": 1, "points": 1.0, "first_places": 1, "mean_overall": 8.0, "mean_correctness": 9.0},
+        {
+            "author": "ChatGPT",
+            "rank": 2,
+            "points": 0.0,
+            "first_places": 0,
+            "mean_overall": 6.0,
+            "mean_correctness": 7.0,
+        },
+    ]
+    line = "*Vote: Claude's answer won with 1 Borda point and 1 of 2 first-place votes.*"
+    return TurnRecord(
+        session=session_id,
+        mode="all",
+        style="vote",
+        query="Which lemma carries the proof?",
+        started_at="2026-01-02T09:31:00",
+        outcome="final",
+        proposers_s=[5.1],
+        calls=calls,
+        artifacts=[
+            Artifact("answer", "ChatGPT", "Lemma 2, through the **coupling** argument.", round=1),
+            Artifact("answer", "Claude", "Lemma 3: it bounds the error term.", round=1),
+            Artifact(
+                "critique",
+                "ChatGPT",
+                '{"ranking": ["A"]}',
+                round=1,
+                data={"labels": {"A": "Claude"}, "accepted": True, "problem": None},
+            ),
+            Artifact("vote", "", line, data={"standings": standings, "ballots": 1}),
+            Artifact("final", "", "Lemma 3: it bounds the error term.\n\n" + line),
+        ],
+        turn_cost_usd=0.025,
+        session_cost_usd=0.0421,
+    )
+
+
+def test_report_screen_layout(snap_compare, snapshot_app):
+    snapshot_app.workspace.archive.save_turn(vote_record(snapshot_app.workspace.session.id))
+
+    async def open_report(pilot) -> None:
+        await pilot.pause()  # let start-up finish (see show())
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app, terminal_size=SIZE, run_before=open_report)

@@ -1,4 +1,6 @@
-"""End to end in a real terminal: `ensemble-tui --demo` in tmux, through one full All turn.
+"""End to end in a real terminal: `ensemble-tui --demo` in tmux, through one full All turn, then
+the keys that depend on what a terminal delivers: F8 (a style), Shift+F1 (an added provider,
+Ollama enabled from its shipped example) and Ctrl+R (the run report).
 
 The app runs as a user would start it (its own process, a 120x40 terminal, the demo simulator
 behind the real SDKs); the test types into it and reads the screen with `tmux capture-pane`.
@@ -20,6 +22,7 @@ import pytest
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
 
 REPO_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.pdf"
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class TmuxSession:
@@ -62,6 +65,10 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("TMUX")}
     env.update(TERM="xterm-256color", HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "xdg"))
     session = TmuxSession(env)
+    configurations = home / "Configurations"
+    configurations.mkdir(parents=True)
+    ollama = json.loads((REPO_ROOT / "Configurations" / "Ollama.json").read_text())
+    (configurations / "Ollama.json").write_text(json.dumps({**ollama, "enabled": True}))
     marker = tmp_path / "exit-code"
     command = f"{sys.executable} -m ensemble_tui --demo --home {home} --pdf {pdf}; echo $? > {marker}; sleep 30"
     try:
@@ -78,7 +85,18 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         saved = json.loads((home / "Session.json").read_text())
         assert [m["role"] for m in saved["history"]] == ["user", "assistant"]
         assert saved["resubmissions"] and saved["last_mode"] == "all"
-        assert set(saved["last_outputs"]) == {"ChatGPT", "Claude", "Gemini"}
+        assert set(saved["last_outputs"]) == {"ChatGPT", "Claude", "Gemini"}  # Ollama does not join All
+        session.keys("F8")
+        session.wait_for("Style Critique & vote", timeout=5)
+        session.keys("-l", "And locally?")
+        session.keys("S-F1")
+        screen = session.wait_for("Reply complete (Ollama", timeout=30)
+        assert "Style Critique & vote (multi-model turns only)" in screen
+        session.keys("C-r")
+        screen = session.wait_for("Run report · run 2 of 2 · Ollama", timeout=10)
+        assert "1. All · final · What is the main claim?" in screen
+        session.keys("Escape")
+        session.wait_for("^r Report", timeout=5)
         session.keys("C-q")
         deadline = time.monotonic() + 15
         while not marker.exists() and time.monotonic() < deadline:

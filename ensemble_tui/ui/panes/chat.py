@@ -5,13 +5,15 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
+from ensemble_tui.core.modes import Style
 from ensemble_tui.ui.chat_view import MessageLog
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.status_bar import StatusBar
 
 EMPTY_HINT = (
-    "No messages yet. Type a question below and press Enter, or F1-F5 to choose who answers. "
+    "No messages yet. Type a question below and press Enter, or F1-F5 to choose who answers; F6-F9 choose "
+    "how several models deliberate (aggregator, council, critique & vote, debate). "
     "The paper is chosen in Attachments (Ctrl+O)."
 )
 
@@ -19,11 +21,15 @@ EMPTY_HINT = (
 class ChatPane(Vertical):
     """Layout only: the app drives the children through the properties below."""
 
+    def __init__(self, style: Style = Style.AGGREGATE, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._initial_style = style
+
     def compose(self) -> ComposeResult:
         yield MessageLog(empty_hint=EMPTY_HINT, id="chat-log")
         yield StatusBar(id="status-bar")
         yield ChatInput(id="chat-input")
-        yield ActionBar(id="action-bar")
+        yield ActionBar(self._initial_style, id="action-bar")
 
     @property
     def log_view(self) -> MessageLog:

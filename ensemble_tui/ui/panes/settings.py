@@ -1,7 +1,9 @@
-"""The Settings pane: a model per provider, the aggregator, temperature, budget, notifications.
+"""The Settings pane: a model (and reasoning effort) per provider, the aggregator, debate rounds,
+temperature, budget and notifications.
 
 The pane only edits; it posts SettingChanged and the app saves through
-`Workspace.update_settings`, then reports back with `saved()` or `rejected()`.
+`Workspace.update_settings`, then reports back with `saved()` or `rejected()`. Providers added by
+configuration files get a row like the built-in three, and can be chosen as aggregator.
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.validation import Number
+from textual.validation import Integer, Number
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from ensemble_tui.core.config import PROVIDERS, ProviderConfig
 from ensemble_tui.core.settings import Settings
+from ensemble_tui.ui.panes import widget_key
 from ensemble_tui.ui.rendering import plain
 
-AGGREGATORS = ("ChatGPT", "Claude", "Gemini")
+AGGREGATORS = PROVIDERS
 SETTINGS_FILE = "Configurations/Settings.json"
+EFFORTS = ("off", "low", "medium", "high")
+REASONING_HINT = "How hard the model thinks before it answers; more effort costs more output tokens."
 
 
 def model_options(config: ProviderConfig, current: str) -> list[tuple[Text, str]]:
@@ -41,6 +46,19 @@ def model_options(config: ProviderConfig, current: str) -> list[tuple[Text, str]
 def selected_id(config: ProviderConfig, current: str) -> str:
     spec = config.model(current)
     return spec.id if spec is not None else current
+
+
+def aggregator_options(providers: list[str], current: str) -> list[tuple[Text, str]]:
+    """Every provider may aggregate; a saved choice that is no longer configured is kept, marked."""
+    options = [(plain(name), name) for name in providers]
+    if current not in providers:
+        options.append((plain(f"{current} (not configured)"), current))
+    return options
+
+
+def offers_reasoning(config: ProviderConfig | None, model: str) -> bool:
+    spec = config.model(model) if config is not None else None
+    return spec is not None and spec.reasoning
 
 
 def key_hint(config: ProviderConfig, reason: str) -> str:
@@ -71,32 +89,30 @@ class SettingsPane(VerticalScroll):
         self._configs = configs
         self._settings = settings
         self._unavailable = unavailable
+        # The built-in three (even with an unusable file), then the added ones in load order.
+        self.providers = [*PROVIDERS, *(label for label in configs if label not in PROVIDERS)]
+        self._by_key = {widget_key(provider): provider for provider in self.providers}
 
     def compose(self) -> ComposeResult:
         settings = self._settings
-        for provider in PROVIDERS:
-            config = self._configs.get(provider)
-            if config is None:  # its configuration file is unusable; the core says why
-                reason = self._unavailable.get(provider, f"{provider}: configuration unusable")
-                yield Static(plain(f"⚠ {reason}"), classes="setting-warning -alone", id=f"nokey-{provider}")
-                continue
-            current = settings.model_for(provider, self._configs)
-            with Horizontal(classes="setting-row"):
-                yield Label(f"{provider} model", classes="setting-label")
-                yield Select(
-                    model_options(config, current),
-                    value=selected_id(config, current),
-                    allow_blank=False,
-                    id=f"model-{provider}",
-                    classes="setting-model",
-                )
-            reason = self._unavailable.get(provider)
-            if reason:
-                yield Static(plain(f"⚠ {key_hint(config, reason)}"), classes="setting-warning", id=f"nokey-{provider}")
+        for provider in self.providers:
+            yield from self._provider_rows(provider)
         with Horizontal(classes="setting-row"):
             yield Label("Aggregator", classes="setting-label")
             yield Select(
-                [(name, name) for name in AGGREGATORS], value=settings.aggregator, allow_blank=False, id="aggregator"
+                aggregator_options(self.providers, settings.aggregator),
+                value=settings.aggregator,
+                allow_blank=False,
+                id="aggregator",
+                tooltip="Writes the final reply (aggregator style) or chairs the council.",
+            )
+        with Horizontal(classes="setting-row"):
+            yield Label("Debate rounds (3-10)", classes="setting-label")
+            yield Input(
+                str(settings.debate_rounds),
+                id="debate-rounds",
+                validators=[Integer(3, 10, failure_description="Debate rounds must be a whole number from 3 to 10.")],
+                tooltip="Rounds of a debate, the first answers included.",
             )
         with Horizontal(classes="setting-row"):
             yield Label("Temperature (0-2)", classes="setting-label")
@@ -119,18 +135,73 @@ class SettingsPane(VerticalScroll):
             yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications")
         yield Static(plain(f"Every change is saved at once to {SETTINGS_FILE}."), id="settings-status")
 
+    def _provider_rows(self, provider: str) -> ComposeResult:
+        """The model dropdown, the reasoning effort dropdown (shown only for a model that offers
+        it) and a warning when the provider cannot be used."""
+        key = widget_key(provider)
+        config = self._configs.get(provider)
+        if config is None:  # its configuration file is unusable; the core says why
+            reason = self._unavailable.get(provider, f"{provider}: configuration unusable")
+            yield Static(plain(f"⚠ {reason}"), classes="setting-warning -alone", id=f"nokey-{key}")
+            return
+        current = self._settings.model_for(provider, self._configs)
+        with Horizontal(classes="setting-row"):
+            yield Label(plain(f"{provider} model"), classes="setting-label")
+            yield Select(
+                model_options(config, current),
+                value=selected_id(config, current),
+                allow_blank=False,
+                id=f"model-{key}",
+                classes="setting-model",
+            )
+        if any(spec.reasoning for spec in config.models):  # else no row at all (files are read at start)
+            yield from self._reasoning_row(provider, key, offers_reasoning(config, current))
+        reason = self._unavailable.get(provider)
+        if reason:
+            yield Static(plain(f"⚠ {key_hint(config, reason)}"), classes="setting-warning", id=f"nokey-{key}")
+
+    def _reasoning_row(self, provider: str, key: str, shown: bool) -> ComposeResult:
+        with Horizontal(classes="setting-row reasoning-row", id=f"reasoning-row-{key}") as row:
+            row.display = shown
+            yield Label("  reasoning effort", classes="setting-label")
+            yield Select(
+                [(effort, effort) for effort in EFFORTS],
+                value=self._settings.reasoning.get(provider, "off"),
+                allow_blank=False,
+                id=f"reasoning-{key}",
+                classes="setting-reasoning",
+                disabled=not shown,
+                tooltip=REASONING_HINT,
+            )
+
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if event.value is Select.NULL or event.select.id is None:
+        select_id = event.select.id
+        if event.value is Select.NULL or select_id is None:
             return
-        if event.select.id == "aggregator":
-            if event.value != self._settings.aggregator:
+        settings = self._settings
+        if select_id == "aggregator":
+            if event.value != settings.aggregator:
                 self.post_message(self.SettingChanged("aggregator", event.value))
+        elif select_id.startswith("reasoning-"):
+            provider = self._by_key[select_id.removeprefix("reasoning-")]
+            if event.value != settings.reasoning.get(provider, "off"):
+                self.post_message(self.SettingChanged("reasoning", {**settings.reasoning, provider: event.value}))
+        elif select_id.startswith("model-"):
+            provider = self._by_key[select_id.removeprefix("model-")]
+            if event.value != selected_id(self._configs[provider], settings.model_for(provider, self._configs)):
+                self.post_message(self.SettingChanged("models", {**settings.models, provider: event.value}))
+
+    @on(Input.Changed, "#debate-rounds")
+    def _rounds_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if event.validation_result is not None and not event.validation_result.is_valid:
+            self.rejected(event.validation_result.failure_descriptions[0])
             return
-        provider = event.select.id.removeprefix("model-")
-        if event.value != selected_id(self._configs[provider], self._settings.model_for(provider, self._configs)):
-            self.post_message(self.SettingChanged("models", {**self._settings.models, provider: event.value}))
+        rounds = int(event.value)
+        if rounds != self._settings.debate_rounds:
+            self.post_message(self.SettingChanged("debate_rounds", rounds))
 
     @on(Input.Changed, "#temperature, #budget")
     def _number_changed(self, event: Input.Changed) -> None:
@@ -154,7 +225,19 @@ class SettingsPane(VerticalScroll):
 
     def saved(self, settings: Settings, where: str) -> None:
         self._settings = settings
+        self._show_reasoning_rows()
         self._status(f"Saved to {where}.", "-ok")
+
+    def _show_reasoning_rows(self) -> None:
+        """After a model change: offer the effort only where the newly selected model has one."""
+        for provider in self.providers:
+            key = widget_key(provider)
+            config = self._configs.get(provider)
+            if config is None or not self.query(f"#reasoning-row-{key}"):
+                continue
+            reasoning = offers_reasoning(config, self._settings.model_for(provider, self._configs))
+            self.query_one(f"#reasoning-row-{key}").display = reasoning
+            self.query_one(f"#reasoning-{key}", Select).disabled = not reasoning
 
     def rejected(self, message: str) -> None:
         self._status(message, "-error")

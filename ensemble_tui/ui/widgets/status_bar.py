@@ -1,4 +1,5 @@
-"""The line under the chat: what the run is doing, for how long, who answered, and the cost.
+"""The line under the chat: what the run is doing, for how long, who answered, the deliberation
+style the next multi-model turn uses, and the cost.
 
 The spinner and clock tick on a timer only while a run is under way, and only this one-line
 widget repaints, so an idle app draws nothing and snapshots are stable.
@@ -27,7 +28,7 @@ def elapsed_text(seconds: float) -> str:
 
 
 class StatusBar(Horizontal):
-    """Status text with spinner and elapsed time on the left, session cost on the right."""
+    """Status text with spinner and elapsed time on the left, style and session cost on the right."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -39,9 +40,11 @@ class StatusBar(Horizontal):
         self._frame = 0
         self._timer: Timer | None = None
         self._cost = 0.0
+        self._style = ("Aggregator", True)
 
     def compose(self) -> ComposeResult:
         yield Static(self._status_line(), id="status-text")
+        yield Static(self._style_line(), id="status-style")
         yield Static(self._cost_line(), id="status-cost")
 
     def on_mount(self) -> None:
@@ -75,6 +78,12 @@ class StatusBar(Horizontal):
         if self.is_mounted:
             self.query_one("#status-cost", Static).update(self._cost_line())
 
+    def set_style(self, label: str, applies: bool) -> None:
+        """Show the chosen style; dimmed with a hint when the next turn is a single model's."""
+        self._style = (label, applies)
+        if self.is_mounted:
+            self.query_one("#status-style", Static).update(self._style_line())
+
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER)
         self._paint()
@@ -96,6 +105,14 @@ class StatusBar(Horizontal):
         if self.waiting and self.running:
             line.append("  waiting: ", style="dim")
             line.append(", ".join(self.waiting))
+        return line
+
+    def _style_line(self) -> Text:
+        label, applies = self._style
+        line = Text("Style ", style="dim", end="", no_wrap=True)
+        line.append(label, style="bold" if applies else "dim")
+        if not applies:
+            line.append(" (multi-model turns only)", style="dim")
         return line
 
     def _cost_line(self) -> Text:

@@ -1,0 +1,146 @@
+"""The run archive in the app: run reports, the history of chats, and exports.
+
+A mixin of EnsembleApp (like TurnFlow), so the app module stays about layout. Everything here
+reads `Workspace.archive` (SQLite) on demand; a database that cannot be read costs a toast,
+never the app. Handlers are found by name because `@on` only registers on Textual classes.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ensemble_tui.core.archive import StoredTurn
+from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.export import ExportFormat, export_session, export_turn, write_export
+from ensemble_tui.core.runlog import TurnRecord
+from ensemble_tui.ui.rendering import display_path
+from ensemble_tui.ui.screens.history import HistoryScreen
+from ensemble_tui.ui.screens.report import ReportScreen
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui.ui.panes.chat import ChatPane
+
+    _Base = App[int]
+else:
+    _Base = object
+
+log = logging.getLogger(__name__)
+
+NO_RUNS = "No runs in this chat yet: the report appears after the first run."
+
+
+class ArchiveFlow(_Base):
+    """Ctrl+R (report), Ctrl+G (history) and the export commands."""
+
+    if TYPE_CHECKING:  # provided by EnsembleApp and TurnFlow
+        workspace: Workspace
+        chat: ChatPane
+
+        async def _stop_turn(self) -> str: ...
+        def _show_session(self) -> None: ...
+        def show_pane(self, pane_id: str) -> None: ...
+
+    def _archive_failed(self, what: str, exc: Exception) -> None:
+        log.warning("%s: %s", what, exc)
+        self.notify(f"{what}: {exc}", severity="error", markup=False, timeout=10)
+
+    def session_turns(self) -> list[StoredTurn] | None:
+        """This chat's runs, oldest first; None (and a toast) if the archive cannot be read."""
+        try:
+            return self.workspace.archive.turns(self.workspace.session.id)
+        except sqlite3.Error as exc:
+            self._archive_failed("Cannot read the run archive", exc)
+            return None
+
+    # ----- run report ------------------------------------------------------------------------
+
+    def action_show_report(self) -> None:
+        turns = self.session_turns()
+        if turns is None:
+            return
+        if not turns:
+            self.notify(NO_RUNS, markup=False)
+            return
+        self.push_screen(ReportScreen(turns, self.workspace.extra_providers))
+
+    def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
+        message.stop()
+        if message.choice.scope == "run":
+            self.export_run(message.record, message.number, message.choice.fmt)
+        else:
+            self.export_chat(message.choice.fmt)
+
+    # ----- exports ---------------------------------------------------------------------------
+
+    def export_run(self, record: TurnRecord, number: int, fmt: ExportFormat) -> Path | None:
+        return self._write(f"{record.session}-run-{number}", fmt, lambda: export_turn(record, fmt))
+
+    def export_chat(self, fmt: ExportFormat) -> Path | None:
+        turns = self.session_turns()
+        if turns is None:
+            return None
+        session = self.workspace.session
+        records = [stored.record for stored in turns]
+        return self._write(f"{session.id}-chat", fmt, lambda: export_session(session, records, fmt))
+
+    def action_export_last_run(self, fmt: ExportFormat) -> None:
+        turns = self.session_turns()
+        if turns is None:
+            return
+        if not turns:
+            self.notify(NO_RUNS, markup=False)
+            return
+        self.export_run(turns[-1].record, len(turns), fmt)
+
+    def action_export_chat(self, fmt: ExportFormat) -> None:
+        self.export_chat(fmt)
+
+    def _write(self, stem: str, fmt: ExportFormat, render: Callable[[], str]) -> Path | None:
+        try:
+            path = write_export(self.workspace.paths.exports, stem, fmt, render())
+        except OSError as exc:
+            self._archive_failed("Cannot write the export", exc)
+            return None
+        self.notify(f"Exported to {display_path(path)}", title="Export", markup=False, timeout=10)
+        return path
+
+    # ----- history -----------------------------------------------------------------------------
+
+    def action_show_history(self) -> None:
+        try:
+            sessions = self.workspace.archive.sessions()
+        except sqlite3.Error as exc:
+            self._archive_failed("Cannot read the history", exc)
+            return
+        self.push_screen(HistoryScreen(sessions, self.workspace.session.id), self._history_chosen)
+
+    async def _history_chosen(self, session_id: str | None) -> None:
+        if session_id is not None:
+            await self.reopen_session(session_id)
+
+    async def reopen_session(self, session_id: str) -> bool:
+        """Make a past chat the current one: a run under way is cancelled first (its question
+        goes back into the box), then every pane is repainted from the reopened session."""
+        if session_id == self.workspace.session.id:
+            self.notify("That chat is already open.", markup=False)
+            return False
+        text = await self._stop_turn()
+        try:
+            session = self.workspace.reopen(session_id)
+        except (EnsembleError, OSError, sqlite3.Error, ValueError) as exc:  # ValueError: a damaged record
+            self.notify(f"Cannot reopen that chat: {exc}", severity="error", markup=False, timeout=10)
+            self.chat.input.restore(text)
+            return False
+        self._show_session()
+        self.chat.input.restore(text)
+        self.chat.status.stop(f"Reopened the chat of {session.id}.")
+        self.show_pane("chat")
+        self.chat.input.focus()
+        return True

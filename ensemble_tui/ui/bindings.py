@@ -1,0 +1,91 @@
+"""The main screen's key bindings, each with an id so Configurations/Keymap.json can remap it.
+
+Keys were chosen for what terminals actually deliver, tmux included (checked with tmux 3.3):
+- F1-F5 send in a mode, F6-F9 choose the deliberation style. Function keys arrive everywhere;
+  Ctrl+digit does not exist in most terminals and Alt+digit arrives as another character in tmux
+  (Alt+1 reaches the app as "¡"). The style keys are priority bindings: the question box (a
+  TextArea) binds F6 and F7 to "select line" and "select all" itself, and would otherwise win;
+  selecting with Shift+arrows still works there.
+- Shift+F1..Shift+F5 run an added provider alone, in the order of `Workspace.extra_providers`.
+  tmux reports them as shift+f1; xterm sends ESC [1;2P, which Textual reads as F13 (xterm
+  numbers shifted function keys from F13), so both names are bound.
+- Ctrl+R (run report) and Ctrl+G (history: "go to another chat") are free in the question box:
+  TextArea binds neither, and neither is a terminal or tmux control key (Ctrl+B is tmux's prefix,
+  Ctrl+H is Backspace in many terminals, Ctrl+S/Ctrl+Q are flow control outside raw mode).
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from ensemble_tui.core.modes import Mode, Style
+
+MODE_KEYS: dict[Mode, str] = {
+    Mode.CHATGPT: "f1",
+    Mode.CLAUDE: "f2",
+    Mode.GEMINI: "f3",
+    Mode.CHATGPT_GEMINI: "f4",
+    Mode.ALL: "f5",
+}
+STYLE_KEYS: dict[Style, str] = {
+    Style.AGGREGATE: "f6",
+    Style.COUNCIL: "f7",
+    Style.VOTE: "f8",
+    Style.DEBATE: "f9",
+}
+# One slot per added provider; providers beyond the fifth are run from the palette.
+ADDED_PROVIDER_KEYS: tuple[str, ...] = tuple(f"shift+f{n},f{n + 12}" for n in range(1, 6))
+
+
+def key_name(keys: str) -> str:
+    """How a key is written for people: "shift+f1,f13" -> "Shift+F1"."""
+    parts = keys.split(",")[0].split("+")
+    return "+".join(part.upper() if part[:1] == "f" and part[1:].isdigit() else part.title() for part in parts)
+
+
+def mode_binding(mode: Mode) -> Binding:
+    return Binding(
+        MODE_KEYS[mode], f"send('{mode.value}')", mode.label, id=f"mode.{mode.value}", tooltip=f"Send with {mode.label}"
+    )
+
+
+def style_binding(style: Style) -> Binding:
+    return Binding(
+        STYLE_KEYS[style],
+        f"choose_style('{style.value}')",
+        style.label,
+        show=False,  # the style selector beside the action buttons shows the choice
+        priority=True,  # over TextArea's own F6/F7
+        id=f"style.{style.value}",
+        tooltip=f"Deliberate in the {style.label} style from the next multi-model turn",
+    )
+
+
+def added_provider_binding(slot: int) -> Binding:
+    keys = ADDED_PROVIDER_KEYS[slot]
+    return Binding(
+        keys,
+        f"send_added({slot})",
+        f"Added provider {slot + 1}",
+        show=False,  # the provider's name is not known here; the palette and its pane name the key
+        key_display=key_name(keys),
+        id=f"added.{slot + 1}",
+        tooltip="Send with this added provider alone",
+    )
+
+
+def main_bindings() -> list[Binding]:
+    return [
+        *(mode_binding(mode) for mode in Mode),
+        *(style_binding(style) for style in Style),
+        *(added_provider_binding(slot) for slot in range(len(ADDED_PROVIDER_KEYS))),
+        Binding("escape", "cancel_run", "Cancel", id="run.cancel", tooltip="Cancel the run; nothing of it is kept"),
+        Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a fresh chat"),
+        Binding("ctrl+o", "select_pdf", "PDF", id="pdf.select", tooltip="Choose the paper"),
+        Binding("ctrl+r", "show_report", "Report", id="report.open", tooltip="The run report of this chat's runs"),
+        Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
+        # Alt+digit is not delivered reliably (tmux turns Alt+2 into another key), so panes are
+        # cycled browser-style; the palette has a "Show ... pane" entry for each.
+        Binding("ctrl+pagedown", "cycle_pane(1)", "Next pane", show=False, id="pane.next"),
+        Binding("ctrl+pageup", "cycle_pane(-1)", "Previous pane", show=False, id="pane.previous"),
+    ]

@@ -1,0 +1,156 @@
+"""The run report: every call, answer, review and vote of one run of this chat.
+
+The runs of the chat are listed at the top (newest selected); Left/Right or the list pick
+another, and the report gets the full width below (its calls table has ten columns). The
+report comes from the core (`core.report.turn_report`, the same sections the exports use) and
+is rendered through ui/rendering.py, because it is full of model text. The screen only shows;
+exporting is asked of the app with ExportRequested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ensemble_tui.core.archive import StoredTurn
+from ensemble_tui.core.modes import Style, parse_run_mode
+from ensemble_tui.core.report import turn_report
+from ensemble_tui.core.runlog import TurnRecord
+from ensemble_tui.ui.rendering import markdown, plain
+from ensemble_tui.ui.screens.export_picker import ExportChoice, ExportPicker
+from ensemble_tui.ui.turns import run_label
+
+QUESTION_CHARS = 70
+
+
+def describe_run(record: TurnRecord, extra_providers: Sequence[str] = ()) -> str:
+    """ "All · Council" from a stored record; values this version cannot parse are shown as stored."""
+    try:
+        mode = parse_run_mode(record.mode, tuple(extra_providers))
+    except ValueError:
+        return record.mode
+    try:
+        style = Style.parse(record.style)
+    except ValueError:
+        return f"{mode.label} · {record.style}"
+    return run_label(mode, style)
+
+
+def run_option(number: int, record: TurnRecord, extra_providers: Sequence[str]) -> Text:
+    """One line of the list of runs: number, mode and style, outcome, the question."""
+    question = " ".join(record.query.split())
+    if len(question) > QUESTION_CHARS:
+        question = question[: QUESTION_CHARS - 1] + "…"
+    text = Text(f"{number}. ", style="bold", end="", no_wrap=True, overflow="ellipsis")
+    text.append_text(plain(describe_run(record, extra_providers)))
+    text.append(f" · {record.outcome} · ", style="dim" if record.outcome == "final" else "bold red")
+    text.append_text(plain(question))
+    return text
+
+
+class ReportScreen(Screen[None]):
+    """Shows `turns` (a chat's runs, oldest first), starting with `start` (default: the newest)."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="report.close"),
+        Binding("left", "step(-1)", "Previous run", id="report.previous"),
+        Binding("right", "step(1)", "Next run", id="report.next"),
+        Binding("e", "export", "Export", id="report.export", tooltip="Export this run or the whole chat"),
+    ]
+
+    class ExportRequested(Message):
+        """The user wants `choice` written; `record` and `number` name the run shown."""
+
+        def __init__(self, choice: ExportChoice, record: TurnRecord, number: int) -> None:
+            super().__init__()
+            self.choice = choice
+            self.record = record
+            self.number = number
+
+    def __init__(
+        self, turns: Sequence[StoredTurn], extra_providers: Sequence[str] = (), start: int | None = None
+    ) -> None:
+        super().__init__()
+        self.turns = list(turns)
+        self.extra_providers = tuple(extra_providers)
+        self.index = len(self.turns) - 1 if start is None else start
+
+    @property
+    def record(self) -> TurnRecord:
+        return self.turns[self.index].record
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="report-runs-box"):
+            yield Label(Text("Runs of this chat (←/→ or ↑/↓ pick one)", style="bold"), classes="report-runs-title")
+            yield OptionList(
+                *(
+                    Option(run_option(number, stored.record, self.extra_providers), id=str(number - 1))
+                    for number, stored in enumerate(self.turns, start=1)
+                ),
+                id="report-runs",
+            )
+        yield VerticalScroll(id="report-body")
+        yield Footer(compact=True)
+
+    async def on_mount(self) -> None:
+        runs = self.query_one("#report-runs", OptionList)
+        runs.highlighted = self.index
+        runs.focus()
+        await self.show_run(self.index)
+
+    async def show_run(self, index: int) -> None:
+        """Replace the body with run `index`'s report, one Static per section.
+
+        The old sections are awaited out before the new ones go in, so quick Left/Right presses
+        (each handled in turn) never show two reports at once.
+        """
+        self.index = index
+        record = self.record
+        title = Text(f"Run report · run {index + 1} of {len(self.turns)} · ", style="bold", end="")
+        title.append_text(plain(describe_run(record, self.extra_providers)))
+        sections = [Static(title, classes="report-title")]
+        sections += [
+            Static(markdown(f"## {section.title}\n\n{section.markdown}"), classes="report-section")
+            for section in turn_report(record)
+        ]
+        body = self.query_one("#report-body", VerticalScroll)
+        await body.remove_children()
+        await body.mount_all(sections)
+        body.scroll_home(animate=False)
+
+    @on(OptionList.OptionHighlighted, "#report-runs")
+    async def _run_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        index = int(event.option_id or 0)
+        if index != self.index:
+            await self.show_run(index)
+
+    def action_step(self, step: int) -> None:
+        """Move the list's highlight (the handler shows that run). Counted from the highlight,
+        not the run shown, so a burst of presses moves as far as it should."""
+        runs = self.query_one("#report-runs", OptionList)
+        target = (self.index if runs.highlighted is None else runs.highlighted) + step
+        if 0 <= target < len(self.turns):
+            runs.highlighted = target
+
+    def action_export(self) -> None:
+        number = self.index + 1
+        record = self.record
+
+        def chosen(choice: ExportChoice | None) -> None:
+            if choice is not None:
+                self.post_message(self.ExportRequested(choice, record, number))
+
+        self.app.push_screen(ExportPicker(), chosen)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

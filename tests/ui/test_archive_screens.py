@@ -1,0 +1,153 @@
+"""The run report (Ctrl+R), the history of chats (Ctrl+G) and exports, through Pilot."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+from textual.widgets import DataTable
+
+from ensemble_tui.ui.chat_view import ChatEntry
+from ensemble_tui.ui.screens.export_picker import ExportPicker
+from ensemble_tui.ui.screens.history import HistoryScreen
+from ensemble_tui.ui.screens.report import ReportScreen
+from tests.core.scripted import Hang
+from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.test_styles import well_formed_reviews
+
+
+def report_text(screen: ReportScreen) -> str:
+    """The whole report as rendered (not only the part scrolled into view)."""
+    console = Console(width=160, record=True, file=io.StringIO())
+    for widget in screen.query(".report-title, .report-section"):
+        console.print(widget.content)
+    return console.export_text()
+
+
+async def ask(pilot, text: str, key: str = "f5") -> None:
+    await type_text(pilot, text)
+    await pilot.press(key)
+    await settle(pilot)
+
+
+async def test_the_report_of_an_aggregate_run_lists_every_call_and_pass(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["aggregator"] = ["REQUEST SYNTHESIS FROM PROPOSERS\nAgree first", "FINAL REPLY:\nAgreed."]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+r")  # nothing to report yet: a toast, no screen
+        await pilot.pause()
+        assert not isinstance(app.screen, ReportScreen)
+        await ask(pilot, "What is [bold]new?")
+        await pilot.press("ctrl+r")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ReportScreen) and bool(app.screen.query(".report-section"))
+        )
+        text = report_text(app.screen)
+        assert "run 1 of 1 · All" in text
+        assert "What is [bold]new?" in text  # the question as typed: no markup applied
+        for heading in ("Summary", "Calls", "Answers", "Resubmissions", "Aggregator passes", "Final reply"):
+            assert heading in text
+        assert text.count("proposer") == 6 and text.count("aggregator") >= 2
+        assert "Agree first" in text and "Agreed." in text
+        assert app.check_action("send", ()) is False  # the main screen's keys wait behind it
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ReportScreen))
+
+
+async def test_the_report_of_a_vote_shows_the_vote_maths_and_left_right_pick_runs(workspace, chatty, make_app):
+    well_formed_reviews(chatty)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "First, alone", key="f1")
+        await pilot.press("f8")
+        await ask(pilot, "Then a vote")
+        await pilot.press("ctrl+r")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ReportScreen) and bool(app.screen.query(".report-section"))
+        )
+        screen = app.screen
+        text = report_text(screen)
+        assert "run 2 of 2 · All · Critique & vote" in text
+        assert "Borda points" in text and "first places" in text and "mean overall" in text
+        assert "Critique by ChatGPT" in text and "counted" in text
+        assert "reviewer" in text  # the critique calls, with their role
+        await pilot.press("left")
+        await wait_until(pilot, lambda: "run 1 of 2" in report_text(screen))
+        assert "Borda" not in report_text(screen)
+        await pilot.press("left")  # already the first run: stays
+        await pilot.press("right")
+        await wait_until(pilot, lambda: "run 2 of 2" in report_text(screen))
+
+
+async def test_exports_from_the_report_and_the_palette(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Export <script>alert(1)</script> me")
+        exports = workspace.paths.exports
+        for command in app.get_system_commands(app.screen):
+            if command.title.startswith(("Export last run as", "Export chat as")):
+                command.callback()
+        written = sorted(path.name for path in exports.iterdir())
+        assert len(written) == 6
+        for path in exports.glob("*.html"):
+            page = path.read_text()
+            assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+        run = json.loads(next(exports.glob("*-run-1.json")).read_text())
+        assert run["query"].startswith("Export")
+        chat = json.loads(next(exports.glob("*-chat.json")).read_text())
+        assert [m["role"] for m in chat["session"]["history"]] == ["user", "assistant"]
+        assert next(exports.glob("*-run-1.md")).read_text().startswith("# Run report:")
+
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportPicker))
+        await pilot.press("down", "down", "enter")  # this run as HTML
+        await wait_until(pilot, lambda: len(list(exports.iterdir())) == 7)
+        assert (exports / f"{workspace.session.id.replace('_', '-')}-run-1-2.html").exists()
+        assert isinstance(app.screen, ReportScreen)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert "Export this run as JSON" in titles and "Send with All" not in titles
+
+
+async def test_history_lists_past_chats_and_reopens_one(workspace, chatty, make_app, sample_pdf):
+    app = make_app(pdf=sample_pdf)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Question of the first chat", key="f2")
+        first = workspace.session.id
+        await pilot.press("ctrl+n")
+        await ask(pilot, "Question of the second chat", key="f3")
+        assert workspace.session.pdf_path is None
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        table = app.screen.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(index)] for index in range(table.row_count)]
+        assert [row[1] for row in rows] == ["Question of the second chat", "Question of the first chat"]
+        assert rows[0][0].endswith("●") and rows[1][2] == "1" and rows[1][3].startswith("$")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: workspace.session.id == first)
+        await pilot.pause()
+        assert [e.message.text for e in app.query(ChatEntry)] == ["Question of the first chat", "Claude answer"]
+        assert first in app.sub_title
+        assert workspace.session.pdf_path == str(sample_pdf.resolve())
+        assert sample_pdf.name in str(app.query_one("#pdf-info").content)
+        assert app.model_pane("Claude").output is not None and app.model_pane("Gemini").output is None
+        assert app.default_mode.value == "claude"
+
+
+async def test_reopening_a_chat_during_a_run_cancels_it_and_keeps_the_question(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Earlier chat", key="f1")
+        earlier = workspace.session.id
+        await pilot.press("ctrl+n")
+        chatty["Gemini"].scripts["proposer"] = [Hang()]
+        await type_text(pilot, "Never answered")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: bool(workspace.session.history))
+        assert await app.reopen_session(earlier)
+        await settle(pilot)
+        assert workspace.session.id == earlier and app.turn is None
+        assert app.chat.input.text == "Never answered"
+        assert not await app.reopen_session(earlier)  # already open

@@ -1,0 +1,152 @@
+"""Picking the deliberation style: F6-F9, the selector, the palette; what each style shows.
+
+Which style ran is read from the scripted providers' calls: a council asks for rankings and a
+chairman, a vote for critiques, a debate for debate rounds, the aggregator loop for aggregation.
+The reviewers answer with the demo simulator's well-formed ballots.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ensemble_tui.core.modes import Style
+from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.simulator.demo import critique, debate, ranking
+from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.chat_view import ChatNotice, VoteNotice
+from ensemble_tui.ui.notify import RecordingNotifier
+from tests.core.scripted import ScriptedProvider
+from tests.ui.conftest import SIZE, settle, type_text, wait_until
+
+
+def well_formed_reviews(providers: dict[str, ScriptedProvider]) -> None:
+    """Every reviewer and debater answers in the format its parser expects."""
+    for label, provider in providers.items():
+        provider.scripts["critique"] = [lambda request, label=label: critique(label, request.messages[-1].text)] * 20
+        provider.scripts["ranking"] = [lambda request, label=label: ranking(label, request.messages[-1].text)] * 20
+        provider.scripts["debate"] = [lambda request, label=label: debate(label, request.messages[-1].text)] * 20
+
+
+def roles(providers: dict[str, ScriptedProvider]) -> set[str]:
+    from tests.core.scripted import role_of
+
+    return {role_of(call) for provider in providers.values() for call in provider.calls}
+
+
+def forget_calls(providers: dict[str, ScriptedProvider]) -> None:
+    for provider in providers.values():
+        provider.calls.clear()
+
+
+def style_status(app) -> str:
+    return str(app.query_one("#status-style").content)
+
+
+async def ask(pilot, text: str, key: str = "f5") -> None:
+    await type_text(pilot, text)
+    await pilot.press(key)
+    await settle(pilot)
+
+
+async def test_each_style_key_chooses_the_style_the_engine_runs(workspace, chatty, make_app):
+    well_formed_reviews(chatty)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.style is Style.AGGREGATE and style_status(app) == "Style Aggregator"
+        await pilot.press("f8")  # over the question box, which binds F6/F7 itself
+        assert app.chat.actions.style_select.value is Style.VOTE
+        assert style_status(app) == "Style Critique & vote"
+        await ask(pilot, "Vote on it")
+        assert {"critique"} <= roles(chatty) and "aggregator" not in roles(chatty)
+        assert str(app.query_one("#status-text").content).startswith("Reply complete (All · Critique & vote")
+
+        forget_calls(chatty)
+        await pilot.press("f7")
+        await ask(pilot, "Council please")
+        assert {"ranking", "chairman"} <= roles(chatty)
+
+        forget_calls(chatty)
+        await pilot.press("f9")
+        await ask(pilot, "Debate it")
+        assert "debate" in roles(chatty)
+        assert len(chatty["Claude"].calls_as("debate")) == workspace.settings.debate_rounds - 1
+
+        forget_calls(chatty)
+        await pilot.press("f6")
+        await ask(pilot, "Back to the default")
+        assert "aggregator" in roles(chatty) and "ranking" not in roles(chatty)
+        assert workspace.session.last_style == "aggregate"
+
+
+async def test_the_selector_and_the_palette_choose_a_style_that_persists(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        select = app.chat.actions.style_select
+        select.focus()
+        await pilot.press("enter", "down", "enter")  # open, Council, choose
+        await wait_until(pilot, lambda: app.style is Style.COUNCIL)
+        assert app.focused is app.chat.input  # Enter sends again at once
+        assert json.loads(workspace.paths.session_file.read_text())["last_style"] == "council"
+
+        commands = {command.title: command for command in app.get_system_commands(app.screen)}
+        assert {f"Style: {style.label}" for style in Style} <= set(commands)
+        assert "(F9)" in commands["Style: Debate"].help
+        commands["Style: Debate"].callback()
+        await pilot.pause()
+        assert app.style is Style.DEBATE and select.value is Style.DEBATE
+
+    # A restart comes back with the chosen style, in the selector and the status line.
+    reopened = Workspace.open(workspace.paths.root)
+    reopened.attach_providers(dict(chatty), {})
+    again = EnsembleApp(reopened, notifier=RecordingNotifier())
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert again.style is Style.DEBATE
+        assert again.chat.actions.style_select.value is Style.DEBATE
+        assert style_status(again) == "Style Debate"
+
+
+async def test_single_models_ignore_the_style(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f7")
+        await ask(pilot, "Just Claude", key="f2")
+        assert [call for p in chatty.values() for call in p.calls] == chatty["Claude"].calls
+        assert len(chatty["Claude"].calls) == 1
+        assert str(app.query_one("#status-text").content).startswith("Reply complete (Claude,")
+        assert style_status(app) == "Style Council (multi-model turns only)"
+        assert workspace.session.last_style == "council"  # kept for the next multi-model turn
+
+
+async def test_a_vote_shows_one_review_line_and_the_tally_table(workspace, chatty, make_app):
+    well_formed_reviews(chatty)
+    chatty["Gemini"].scripts["critique"] = ["not JSON at all", "still not JSON"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await ask(pilot, "Which answer is best?")
+        (line,) = [n for n in app.query(ChatNotice) if "Critiques:" in str(n.content)]
+        text = str(line.content)
+        assert "ChatGPT ✓" in text and "Claude ✓" in text and "Gemini ✗ unreadable, left out" in text
+        assert line.kind == "warning"
+        (table,) = app.query(VoteNotice)
+        assert table.region.y > line.region.y
+        shown = app.export_screenshot()
+        assert "Borda" in shown and "mean" in shown
+        assert "first-place vote" in workspace.session.history[-1].text  # the line under the winner
+
+
+async def test_a_style_chosen_during_a_run_applies_to_the_next_turn(workspace, chatty, make_app):
+    from tests.core.scripted import Hang
+
+    chatty["Claude"].scripts["proposer"] = [Hang()]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Slow")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.turn is not None and bool(workspace.session.history))
+        await pilot.press("f7")
+        assert app.turn.style is Style.AGGREGATE and app.style is Style.COUNCIL
+        await pilot.press("escape")
+        await settle(pilot)
+        assert workspace.session.last_style == "council"
