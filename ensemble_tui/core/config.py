@@ -18,6 +18,8 @@ PROVIDER_FILES: dict[str, str] = {
     "Gemini": "Gemini.json",
 }
 PROVIDERS: tuple[str, ...] = tuple(PROVIDER_FILES)
+# Other files in Configurations/ that are not provider files.
+NOT_PROVIDER_FILES = ("Settings", "Keymap")
 
 
 class ModelSpec(BaseModel):
@@ -140,7 +142,7 @@ def load_provider_configs(config_dir: Path) -> LoadedConfigs:
     extra = sorted(
         path
         for path in config_dir.glob("*.json")
-        if path.name not in PROVIDER_FILES.values() and path.stem != "Settings"
+        if path.name not in PROVIDER_FILES.values() and path.stem not in NOT_PROVIDER_FILES
     )
     for label, path in [
         *((label, config_dir / name) for label, name in PROVIDER_FILES.items()),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.runlog import Artifact, TurnRecord
 
 MEDAL_MARKS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
@@ -39,13 +40,22 @@ def _summary(record: TurnRecord) -> str:
         timings.append("aggregator passes " + ", ".join(f"{s:.1f} s" for s in record.aggregator_s))
     lines = [
         f"- **Question:** {_cell(record.query)}",
-        f"- **Mode:** {record.mode} · **style:** {record.style} · **outcome:** {record.outcome}",
+        f"- **Mode:** {_label(record.mode, Mode)} · **style:** {_label(record.style, Style)} · "
+        f"**outcome:** {record.outcome}",
         f"- **Started:** {record.started_at} · **cost:** ${record.turn_cost_usd:.4f} "
         f"(session ${record.session_cost_usd:.4f})",
     ]
     if timings:
         lines.append("- **Timings:** " + "; ".join(timings))
     return "\n".join(lines)
+
+
+def _label(value: str, kind: type[Mode] | type[Style]) -> str:
+    """A mode's or style's label; an added provider's single run is shown as recorded."""
+    try:
+        return kind.parse(value).label
+    except ValueError:
+        return value
 
 
 def _calls(record: TurnRecord) -> str:
@@ -73,6 +83,13 @@ def _texts(artifacts: list[Artifact], title_of: Any) -> str:
 
 
 def _vote_table(vote: Artifact) -> str:
+    if positions := vote.data.get("positions"):
+        rows = [
+            [place, p["author"], "-" if p["average"] is None else f"{p['average']:.2f}", p["ballots"]]
+            for place, p in enumerate(positions, start=1)
+        ]
+        counted = f"\n\n{vote.data.get('ballots_counted', 0)} of {vote.data.get('ballots_asked', 0)} ballots counted."
+        return table(["place", "model", "average position", "ballots"], rows) + counted
     standings = vote.data.get("standings")
     if not standings:
         return vote.text

@@ -134,6 +134,8 @@ class Workspace:
             raise EnsembleError(f"Session {session_id} is not in the history any more.")
         self.session = session
         self.persist()
+        if session.pdf_path and Path(session.pdf_path).is_file():
+            self._prepare_uploads(Path(session.pdf_path))
         return session
 
     def _prepare_uploads(self, pdf: Path) -> None:

@@ -106,3 +106,18 @@ async def test_exports_in_every_format_are_self_contained_and_inert(workspace, s
     collector.feed(page)
     assert collector.external == [] and "table" in collector.tags and "style" in collector.tags
     assert write_export(tmp_path, "Export me", "html", page).name == "Export-me-2.html"
+
+
+async def test_council_report_shows_average_positions(workspace, scripted, make_engine):
+    from tests.core.test_styles import ranking_by
+
+    preference = [answer("Claude"), answer("Gemini"), answer("ChatGPT")]
+    for label in MODELS:
+        scripted[label].scripts["proposer"] = [answer(label)]
+        scripted[label].scripts["ranking"] = [ranking_by(preference)]
+    scripted["ChatGPT"].scripts["chairman"] = ["Chair."]
+    await anext_final(make_engine(), Mode.ALL, "q", Style.COUNCIL)
+    (turn,) = workspace.archive.turns(workspace.session.id)
+    sections = {s.title: s.markdown for s in turn_report(turn.record)}
+    assert "| 1 | Claude | 1.00 | 2 |" in sections["Vote"] and "3 of 3 ballots counted." in sections["Vote"]
+    assert "**Mode:** All · **style:** Council" in sections["Summary"]

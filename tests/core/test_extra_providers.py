@@ -61,7 +61,10 @@ async def test_all_includes_joining_providers_and_they_run_alone(home, make_engi
     events = await run_turn(engine, SingleModel("DeepSeek"), "Alone now")
     assert of_type(events, FinalReplyReady)[0].text == "DeepSeek answer"
     assert providers["DeepSeek"].calls[-1].reasoning_effort == "high"
-    await run_turn(engine, Mode.CHATGPT, "gpt-5 has no reasoning flag in the shipped config")
+    await run_turn(engine, Mode.CHATGPT, "gpt-5 offers an effort")
+    assert providers["ChatGPT"].calls[-1].reasoning_effort == "low"
+    workspace.update_settings(models={**workspace.settings.models, "ChatGPT": "gpt-4.1"})
+    await run_turn(engine, Mode.CHATGPT, "gpt-4.1 does not")
     assert providers["ChatGPT"].calls[-1].reasoning_effort is None
 
 

@@ -212,3 +212,17 @@ async def test_a_placeholder_typo_is_reported_once_naming_the_file(home: Path) -
         f"Prompt file {path}: {{SystemPromtCommon}} is not a placeholder - did you mean {{SystemPromptCommon}}? "
         "It is sent as written."
     ]
+
+
+def test_keymap_and_settings_files_are_not_taken_for_providers(home: Path) -> None:
+    paths = seed_home(home)
+    (paths.configurations / "Keymap.json").write_text('{"mode.all": "f9"}')
+    workspace = Workspace.open(home)
+    assert "Keymap" not in workspace.configs and workspace.warnings == []
+
+
+def test_reasoning_models_offer_an_effort(home: Path) -> None:
+    configs = load_provider_configs(seed_home(home).configurations).configs
+    assert configs["ChatGPT"].model("gpt-5").reasoning and not configs["ChatGPT"].model("gpt-4.1").reasoning
+    assert configs["Claude"].model("claude-sonnet-4-6").reasoning
+    assert configs["Gemini"].model("gemini-2.5-pro").reasoning

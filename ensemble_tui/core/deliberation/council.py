@@ -74,8 +74,15 @@ async def run_council(runner: TurnRunner, query: str) -> Reply:
         Artifact(
             "vote",
             "",
-            ranking_table(positions, Labelling({item.author: item.author for item in positions})),
-            data={"ballots_counted": len(ballots), "ballots_asked": len(reviews)},
+            "",
+            data={
+                "positions": [
+                    {"author": p.author, "average": p.average if p.ballots else None, "ballots": p.ballots}
+                    for p in positions
+                ],
+                "ballots_counted": len(ballots),
+                "ballots_asked": len(reviews),
+            },
         )
     )
 
