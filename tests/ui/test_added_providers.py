@@ -148,8 +148,11 @@ async def test_reasoning_effort_is_offered_only_for_reasoning_models_and_saved(e
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("settings")
         await pilot.pause()
-        for provider in ("ChatGPT", "Claude", "Gemini"):  # none of their configured models reasons
-            assert not app.query(f"#reasoning-row-{provider}")
+        for provider in ("ChatGPT", "Claude", "Gemini"):  # their default models all reason
+            assert app.query_one(f"#reasoning-row-{provider}").display is True
+        app.query_one("#model-ChatGPT", Select).value = "gpt-4.1"  # this one does not
+        await pilot.pause()
+        assert app.query_one("#reasoning-row-ChatGPT").display is False
         assert app.query_one("#reasoning-row-DeepSeek").display is False  # deepseek-chat does not
         assert app.query_one("#reasoning-DeepSeek", Select).disabled
         app.query_one("#model-DeepSeek", Select).value = "deepseek-reasoner"

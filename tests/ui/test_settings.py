@@ -61,9 +61,11 @@ async def test_notifications_checkbox_and_budget_are_saved(workspace, chatty, ma
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("settings")
         await pilot.pause()
-        await pilot.click("#notifications")
+        checkbox = app.query_one("#notifications", Checkbox)
+        checkbox.focus()
+        await pilot.press("space")
         await pilot.pause()
-        assert app.query_one("#notifications", Checkbox).value is False
+        assert checkbox.value is False
         assert saved(workspace)["notifications"] is False
         app.query_one("#budget", Input).value = "12.5"
         await pilot.pause()
