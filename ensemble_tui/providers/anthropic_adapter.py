@@ -25,8 +25,10 @@ from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider
 from ensemble_tui.providers.errors import (
     CallContext,
     FileGone,
+    classify_other,
     classify_status,
     connection_failed,
+    declined,
     mentions_file,
     retry_after_seconds,
     timed_out,
@@ -100,6 +102,8 @@ class AnthropicProvider(SdkProvider):
             except Exception as exc:
                 raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
             usage = usage + read_usage(message)
+            if message.stop_reason == "refusal":  # any text before the stop is cut off mid-answer
+                raise declined(self.label, "refusal")
             for block in message.content:
                 if block.type == "text":
                     texts.append(block.text)
@@ -139,7 +143,7 @@ class AnthropicProvider(SdkProvider):
                 overloaded=error_type == "overloaded_error",
                 key_problem=error_type == "authentication_error",
             )
-        return exc
+        return classify_other(ctx, exc)
 
 
 def claude_version(model: str) -> tuple[int, int] | None:

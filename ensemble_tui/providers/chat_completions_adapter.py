@@ -27,8 +27,10 @@ from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, SdkProvider, dedupe, 
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import (
     CallContext,
+    classify_other,
     classify_status,
     connection_failed,
+    declined,
     one_line,
     retry_after_seconds,
     timed_out,
@@ -122,6 +124,10 @@ class ChatCompletionsProvider(SdkProvider):
         if not choices:
             raise self._body_error(response, self.context(request.model))
         message = choices[0].message
+        if choices[0].finish_reason == "content_filter":  # any partial text is cut off
+            raise declined(self.label, "content filter")
+        if not (message.content or "").strip() and getattr(message, "refusal", None):
+            raise declined(self.label, "refusal")
         return Reply(message.content or "", read_usage(response, searched=plugin), read_sources(message))
 
     def _error(self, exc: Exception, ctx: CallContext, timeout_s: float) -> Exception:
@@ -143,7 +149,7 @@ class ChatCompletionsProvider(SdkProvider):
                 retry_after=retry_after_seconds(exc.response.headers),
                 code=str(body.get("code") or ""),
             )
-        return exc
+        return classify_other(ctx, exc)
 
     def not_running(self) -> ProviderError:
         """A local server that refuses connections is not running: say so once, do not retry."""

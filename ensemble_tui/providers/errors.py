@@ -3,12 +3,15 @@
 Each adapter extracts (status, server message, error code, Retry-After) from its SDK's exception
 and hands them to `classify_status`; the rules about what is worth retrying live here once.
 Server messages are only ever quoted for a 400 (where they say what was wrong), shortened to one
-line, and scrubbed of the API key in case a proxy echoes it.
+line, and scrubbed of the API key in case a proxy echoes it. Two failures arrive as HTTP 200:
+a body that is not JSON (`classify_other`, transient) and an answer the model or a content
+filter withheld (`declined`, fatal); each adapter recognises its API's shape of the latter.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import re
 import time
 from collections.abc import Mapping
@@ -18,6 +21,9 @@ from ensemble_tui.core.provider import ErrorKind, ProviderError
 
 MAX_QUOTE = 160
 _WHITESPACE = re.compile(r"\s+")
+# What an SDK raises when a reply arrived whole but its body is not JSON (a truncated body, a
+# proxy's HTML page sent as application/json, bytes that are not UTF-8).
+UNREADABLE_BODY: tuple[type[Exception], ...] = (json.JSONDecodeError, UnicodeDecodeError)
 
 
 class FileGone(Exception):
@@ -110,12 +116,14 @@ def classify_status(
 ) -> ProviderError:
     """The kind and message for an HTTP error status.
 
-    `overloaded` marks Anthropic's `overloaded_error`; `key_problem` marks a rejected key that a
-    provider reports with another status (Gemini answers 400 "API key not valid").
+    `overloaded` marks Anthropic's `overloaded_error`; OpenAI and Gemini say the same with a 503
+    whose message reads "overloaded", which gets the same (longer) aggregator retries.
+    `key_problem` marks a rejected key that a provider reports with another status (Gemini
+    answers 400 "API key not valid").
     """
     label, model = ctx.label, ctx.model or "the configured model"
     code = (code or "").lower()
-    if overloaded or status == 529:
+    if overloaded or status == 529 or (status == 503 and "overloaded" in server_message.lower()):
         return ProviderError(ErrorKind.OVERLOADED, f"{label}: overloaded ({status}) - will retry", retry_after)
     if status == 429:
         if code == "insufficient_quota":
@@ -150,5 +158,30 @@ def timed_out(ctx: CallContext, timeout_s: float | None) -> ProviderError:
 
 
 def connection_failed(ctx: CallContext, exc: BaseException) -> ProviderError:
-    reason = one_line(ctx.scrub(str(exc)), 80) or type(exc).__name__
+    """openai and anthropic wrap the transport's error in a generic "Connection error."; the
+    transport's own words (refused, closed mid-body) are the useful part."""
+    cause = exc.__cause__ if exc.__cause__ is not None and str(exc.__cause__).strip() else exc
+    reason = one_line(ctx.scrub(str(cause)), 80) or type(exc).__name__
     return ProviderError(ErrorKind.TRANSIENT, f"{ctx.label}: connection failed ({reason})")
+
+
+def unreadable_reply(ctx: CallContext, exc: BaseException) -> ProviderError:
+    """A reply that arrived but cannot be read. Transient: a cut-off body or a proxy's error page
+    is usually gone on the next attempt."""
+    reason = "invalid JSON" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+    return ProviderError(ErrorKind.TRANSIENT, f"{ctx.label}: unreadable reply ({reason})")
+
+
+def classify_other(ctx: CallContext, exc: Exception) -> Exception:
+    """The last rule of every adapter's error mapping: an unreadable body becomes a transient
+    ProviderError; anything else is returned as it is, so a bug in our code is not retried and
+    surfaces (logged) as one."""
+    return unreadable_reply(ctx, exc) if isinstance(exc, UNREADABLE_BODY) else exc
+
+
+def declined(label: str, reason: str) -> ProviderError:
+    """The model refused, or a content filter stopped its reply. Fatal: the same question gets
+    the same answer, so a retry only costs money; the user can rephrase or ask another model."""
+    return ProviderError(
+        ErrorKind.FATAL, f"{label}: declined to answer ({reason}) - rephrase the question or try another model"
+    )

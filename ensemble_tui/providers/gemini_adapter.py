@@ -22,8 +22,10 @@ from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider
 from ensemble_tui.providers.errors import (
     CallContext,
     FileGone,
+    classify_other,
     classify_status,
     connection_failed,
+    declined,
     google_retry_delay,
     mentions_file,
     one_line,
@@ -37,6 +39,19 @@ POLL_MAX_S = 4.0
 PROCESSING_LIMIT_S = 300.0
 # Thinking budgets per reasoning effort, within gemini-2.5-pro's 128..32,768 range.
 THINKING_BUDGETS: dict[str, int] = {"low": 2_048, "medium": 8_192, "high": 24_576}
+# Finish reasons that mean a filter withheld the reply (types.FinishReason).
+BLOCKING_FINISH_REASONS = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+    }
+)
 
 
 def _ms(seconds: float) -> int:
@@ -130,10 +145,9 @@ class GeminiProvider(SdkProvider):
             )
         except Exception as exc:
             raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
-        feedback = getattr(response, "prompt_feedback", None)
-        if not response.candidates and feedback is not None and feedback.block_reason:
-            reason = getattr(feedback.block_reason, "value", feedback.block_reason)
-            raise ProviderError(ErrorKind.FATAL, f"{self.label}: the request was blocked ({reason}) - rephrase it")
+        withheld = withheld_reason(response)
+        if withheld is not None:
+            raise declined(self.label, withheld)
         return Reply(read_text(response), read_usage(response), read_sources(response))
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
@@ -161,7 +175,24 @@ class GeminiProvider(SdkProvider):
                 retry_after=retry_after if retry_after is not None else google_retry_delay(details),
                 key_problem=status == 400 and ("API key" in message or "API_KEY_INVALID" in str(details)),
             )
-        return exc
+        return classify_other(ctx, exc)
+
+
+def withheld_reason(response: Any) -> str | None:
+    """Why the response holds no answer, if it was withheld: the prompt was blocked
+    (`prompt_feedback.block_reason`, no candidates), or the reply was stopped by a safety filter
+    (a blocking `finish_reason`; whatever text came before the stop is cut off)."""
+    feedback = getattr(response, "prompt_feedback", None)
+    if not response.candidates:
+        if feedback is not None and feedback.block_reason:
+            return f"prompt blocked: {_enum_text(feedback.block_reason)}"
+        return None
+    finish = _enum_text(response.candidates[0].finish_reason)
+    return finish if finish in BLOCKING_FINISH_REASONS else None
+
+
+def _enum_text(value: Any) -> str:
+    return str(getattr(value, "value", value) or "")
 
 
 def _state(uploaded: Any) -> str:

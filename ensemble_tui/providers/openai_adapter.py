@@ -18,8 +18,10 @@ from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider
 from ensemble_tui.providers.errors import (
     CallContext,
     FileGone,
+    classify_other,
     classify_status,
     connection_failed,
+    declined,
     mentions_file,
     retry_after_seconds,
     timed_out,
@@ -81,6 +83,9 @@ class OpenAIProvider(SdkProvider):
             raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
         if getattr(response, "error", None) is not None:
             raise ProviderError(ErrorKind.TRANSIENT, f"{self.label}: the response failed ({response.error.code})")
+        withheld = withheld_reason(response)
+        if withheld is not None:
+            raise declined(self.label, withheld)
         return Reply(response.output_text, read_usage(response), read_sources(response))
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
@@ -105,7 +110,22 @@ class OpenAIProvider(SdkProvider):
                 retry_after=retry_after_seconds(exc.response.headers),
                 code=code,
             )
-        return exc
+        return classify_other(ctx, exc)
+
+
+def withheld_reason(response: Any) -> str | None:
+    """Why the response holds no answer, if it was withheld: the content filter stopped it
+    (`incomplete`, reason `content_filter`; any partial text is cut off), or the model refused
+    (a `refusal` content part instead of `output_text`)."""
+    details = getattr(response, "incomplete_details", None)
+    if getattr(response, "status", None) == "incomplete" and getattr(details, "reason", None) == "content_filter":
+        return "content filter"
+    if response.output_text.strip():
+        return None
+    for item in response.output:
+        if item.type == "message" and any(part.type == "refusal" for part in item.content):
+            return "refusal"
+    return None
 
 
 def build_input(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:

@@ -124,27 +124,57 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
         for c in cited
     ]
     content.append({"type": "text", "text": tail, "citations": citations or None})
-    input_tokens = default_input_tokens(request)
-    usage = merged(
+    usage = _usage(request, estimate_tokens(reply.text), searching, reply.usage)
+    return _message(request, content, reply.stop_reason or "end_turn", usage)
+
+
+def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:
+    """A withheld answer: `stop_reason: "refusal"` with `stop_details`, as the streaming
+    classifiers stop a reply. "refusal" keeps the partial text written before the stop (the API
+    adds no refusal message of its own); "blocked" stops before any text."""
+    partial = message or "Here is how the"
+    content = [] if kind == "blocked" else [{"type": "text", "text": partial, "citations": None}]
+    details = {
+        "type": "refusal",
+        "category": "general_harms",
+        "explanation": "This request was declined because it could be related to harm.",
+    }
+    usage = _usage(request, estimate_tokens(partial) if content else 0, False, None)
+    return _message(request, content, "refusal", usage, stop_details=details)
+
+
+def _usage(request: RecordedRequest, output_tokens: int, searching: bool, overrides: Any) -> dict[str, Any]:
+    return merged(
         {
-            "input_tokens": input_tokens,
+            "input_tokens": default_input_tokens(request),
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
-            "output_tokens": estimate_tokens(reply.text),
+            "output_tokens": output_tokens,
             "server_tool_use": {"web_search_requests": 1 if searching else 0, "web_fetch_requests": 0},
             "service_tier": "standard",
         },
-        reply.usage,
+        overrides,
     )
+
+
+def _message(
+    request: RecordedRequest,
+    content: list[dict[str, Any]],
+    stop_reason: str,
+    usage: dict[str, Any],
+    *,
+    stop_details: dict[str, Any] | None = None,
+) -> HttpReply:
     return HttpReply.json(
         200,
         {
             "id": "msg_01" + token(22),
             "type": "message",
             "role": "assistant",
-            "model": body.get("model", ""),
+            "model": (request.body or {}).get("model", ""),
             "content": content,
-            "stop_reason": reply.stop_reason or "end_turn",
+            "stop_reason": stop_reason,
+            "stop_details": stop_details,
             "stop_sequence": None,
             "usage": usage,
             "container": None,

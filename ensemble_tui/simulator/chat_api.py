@@ -112,16 +112,35 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
     if annotations:
         message["annotations"] = annotations
+    return _completion(request, message, reply.stop_reason or "stop", usage)
+
+
+def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:
+    """A withheld answer. "refusal": the assistant message has no `content` and a `refusal`
+    string; "blocked": the choice ends with `finish_reason: "content_filter"` and no content."""
+    refusal = (message or "I'm sorry, but I can't help with that.") if kind == "refusal" else None
+    prompt_tokens = _prompt_tokens(request)
+    completion_tokens = estimate_tokens(refusal) if refusal else 0
+    usage = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    answer = {"role": "assistant", "content": None, "refusal": refusal}
+    return _completion(request, answer, "stop" if refusal else "content_filter", usage)
+
+
+def _completion(
+    request: RecordedRequest, message: dict[str, Any], finish_reason: str, usage: dict[str, Any]
+) -> HttpReply:
     return HttpReply.json(
         200,
         {
             "id": "chatcmpl-" + token(29),
             "object": "chat.completion",
             "created": now(),
-            "model": body.get("model", ""),
-            "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": reply.stop_reason or "stop"}
-            ],
+            "model": (request.body or {}).get("model", ""),
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
             "usage": usage,
             "system_fingerprint": "fp_sim",
         },

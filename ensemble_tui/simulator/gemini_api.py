@@ -203,6 +203,27 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     )
 
 
+def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:
+    """A withheld answer. "refusal": the reply was blocked, a candidate with finishReason SAFETY,
+    its safety ratings and no content; "blocked": the prompt was blocked, `promptFeedback` with
+    a `blockReason` and no candidates. Gemini has no refusal text of its own (`message` unused)."""
+    ratings = [
+        {"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH", "blocked": True},
+        {"category": "HARM_CATEGORY_HARASSMENT", "probability": "NEGLIGIBLE"},
+    ]
+    prompt = default_input_tokens(request)
+    payload: dict[str, Any] = {
+        "usageMetadata": {"promptTokenCount": prompt, "totalTokenCount": prompt},
+        "modelVersion": model_of(request),
+        "responseId": token(22),
+    }
+    if kind == "blocked":
+        payload["promptFeedback"] = {"blockReason": "SAFETY", "safetyRatings": ratings}
+    else:
+        payload["candidates"] = [{"finishReason": "SAFETY", "index": 0, "safetyRatings": ratings}]
+    return HttpReply.json(200, payload)
+
+
 def error(
     kind: str,
     request: RecordedRequest,

@@ -114,8 +114,41 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
             "content": [{"type": "output_text", "text": reply.text, "annotations": annotations, "logprobs": []}],
         }
     )
+    return _response(request, output, estimate_tokens(reply.text), reply.usage, searches=1 if searching else 0)
+
+
+def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:
+    """A withheld answer. "refusal": a completed response whose message holds a `refusal`
+    content part instead of `output_text`; "blocked": an `incomplete` response stopped by the
+    content filter (`incomplete_details.reason == "content_filter"`), with no output."""
+    if kind == "blocked":
+        return _response(request, [], 0, None, incomplete="content_filter")
+    refusal = message or "I'm sorry, but I can't help with that."
+    output = [
+        {
+            "type": "message",
+            "id": "msg_" + token(40, "0123456789abcdef"),
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "refusal", "refusal": refusal}],
+        }
+    ]
+    return _response(request, output, estimate_tokens(refusal), None)
+
+
+def _response(
+    request: RecordedRequest,
+    output: list[dict[str, Any]],
+    output_tokens: int,
+    usage_overrides: Any,
+    *,
+    searches: int = 0,
+    incomplete: str | None = None,
+) -> HttpReply:
+    """A Response object around `output`; `incomplete` is the reason it stopped early."""
+    body = request.body or {}
+    tools = body.get("tools") or []
     input_tokens = default_input_tokens(request)
-    output_tokens = estimate_tokens(reply.text)
     usage = merged(
         {
             "input_tokens": input_tokens,
@@ -124,19 +157,18 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": input_tokens + output_tokens,
         },
-        reply.usage,
+        usage_overrides,
     )
-    searches = 1 if searching else 0
     return HttpReply.json(
         200,
         {
             "id": "resp_" + token(48, "0123456789abcdef"),
             "object": "response",
             "created_at": now(),
-            "status": "completed",
-            "completed_at": now(),
+            "status": "incomplete" if incomplete else "completed",
+            "completed_at": None if incomplete else now(),
             "error": None,
-            "incomplete_details": None,
+            "incomplete_details": {"reason": incomplete} if incomplete else None,
             "instructions": body.get("instructions"),
             "max_output_tokens": body.get("max_output_tokens"),
             "model": body.get("model", ""),

@@ -22,6 +22,10 @@ FaultKind = Literal[
     "file_gone",  # the provider's own "file not found" error for the referenced file
     "hang",  # accept the request, then say nothing until the client gives up
     "drop",  # send the headers and half the body, then close the connection
+    "reset",  # read the request, then close the connection without a byte of reply (a server that died)
+    "malformed",  # 200 with a JSON content type and a complete body that is truncated JSON
+    "refusal",  # 200: the model declines, in the API's own shape (each API module's `stopped`)
+    "blocked",  # 200: a content-filter stop, in the API's own shape (each API module's `stopped`)
 ]
 
 
@@ -53,6 +57,9 @@ class ScriptedReply:
 
 @dataclass(frozen=True)
 class Fault:
+    """One failed model call or upload. `message` replaces the API's error text (for "refusal",
+    the model's refusal text)."""
+
     kind: FaultKind
     retry_after: float | None = None
     message: str | None = None

@@ -16,6 +16,7 @@ Usage::
         ...
         assert sim.openai.calls[0].body["tools"] == [{"type": "web_search"}]
         sim.chat("deepseek").push(ScriptedReply("A proposal."))  # base URL: sim.chat_base_url("deepseek")
+        sim.reset()  # forget scripts and records, e.g. between test cases sharing one simulator
 """
 
 from __future__ import annotations
@@ -86,6 +87,20 @@ class Simulator:
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+    def reset(self) -> None:
+        """Forget every script, record and uploaded file, as if freshly started (the port stays).
+
+        Lets one running simulator serve many test cases; replies still in flight from an earlier
+        case (a hang) reach nobody's records.
+        """
+        with self._lock:
+            self.openai = ProviderScript("openai")
+            self.anthropic = ProviderScript("anthropic")
+            self.gemini = ProviderScript("gemini")
+            self._chat.clear()
+            self._gemini_uploads = gemini_api.Uploads()
+            self._log.clear()
 
     def __enter__(self) -> Simulator:
         return self.start()
@@ -295,6 +310,16 @@ class _Handler(BaseHTTPRequestHandler):
             sim.wait(fault.hang_s)
             self.close_connection = True
             return
+        if fault.kind == "reset":
+            self._hang_up()
+            return
+        if fault.kind == "malformed":  # a well-formed HTTP reply whose JSON stops half-way
+            body = api.render(request, ScriptedReply(fault.message or "A reply that is cut short.")).body
+            self._send(HttpReply(200, body[: len(body) // 2], {"content-type": "application/json"}))
+            return
+        if fault.kind in ("refusal", "blocked"):
+            self._send(api.stopped(fault.kind, request, message=fault.message))
+            return
         if fault.kind == "drop":
             self.send_response(200)
             self.send_header("content-type", "application/json")
@@ -302,16 +327,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(_DROPPED_BODY[: len(_DROPPED_BODY) // 2])
             self.wfile.flush()
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            self._hang_up()
             return
         file_id = request.file_ids[0] if request.file_ids else None
         self._send(
             api.error(fault.kind, request, message=fault.message, retry_after=fault.retry_after, file_id=file_id)
         )
+
+    def _hang_up(self) -> None:
+        """Close the connection now, whatever has been sent so far."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def _send(self, reply: HttpReply) -> None:
         try:

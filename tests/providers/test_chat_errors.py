@@ -15,7 +15,12 @@ from tests.providers.provider_support import ask
 FAULTS = {
     "server_error": (ErrorKind.TRANSIENT, "DeepSeek: server error (500)"),
     "unavailable": (ErrorKind.TRANSIENT, "DeepSeek: server error (503)"),
+    "overloaded": (ErrorKind.OVERLOADED, "DeepSeek: overloaded (503) - will retry"),
     "drop": (ErrorKind.TRANSIENT, "DeepSeek: connection failed"),
+    "reset": (ErrorKind.TRANSIENT, "DeepSeek: connection failed (Server disconnected without sending a response.)"),
+    "malformed": (ErrorKind.TRANSIENT, "DeepSeek: unreadable reply (invalid JSON)"),
+    "refusal": (ErrorKind.FATAL, "DeepSeek: declined to answer (refusal) - rephrase the question or try another model"),
+    "blocked": (ErrorKind.FATAL, "DeepSeek: declined to answer (content filter) - rephrase the question"),
     "bad_key": (ErrorKind.FATAL, "DeepSeek: API key rejected (401) - check DEEPSEEK_API_KEY"),
     "unknown_model": (
         ErrorKind.FATAL,

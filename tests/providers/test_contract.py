@@ -147,8 +147,13 @@ FAULTS = {
     # fault -> kind per provider (openai, anthropic, gemini), and a piece of the message
     "server_error": ((ErrorKind.TRANSIENT,) * 3, "server error (500)"),
     "unavailable": ((ErrorKind.TRANSIENT,) * 3, "server error (503)"),
-    "overloaded": ((ErrorKind.TRANSIENT, ErrorKind.OVERLOADED, ErrorKind.TRANSIENT), "overloaded"),
+    # Anthropic 529; OpenAI and Gemini say "overloaded" with a 503, and get the same aggregator retries
+    "overloaded": ((ErrorKind.OVERLOADED,) * 3, "overloaded ("),
     "drop": ((ErrorKind.TRANSIENT,) * 3, "connection failed"),
+    "reset": ((ErrorKind.TRANSIENT,) * 3, "connection failed"),
+    "malformed": ((ErrorKind.TRANSIENT,) * 3, "unreadable reply (invalid JSON)"),
+    "refusal": ((ErrorKind.FATAL,) * 3, "declined to answer"),
+    "blocked": ((ErrorKind.FATAL,) * 3, "declined to answer"),
     "bad_key": ((ErrorKind.FATAL,) * 3, "API key rejected"),
     "unknown_model": ((ErrorKind.FATAL,) * 3, "model test-model is not served (retired?) - pick another in Settings"),
     "bad_request": ((ErrorKind.FATAL,) * 3, "request rejected (400)"),
@@ -158,8 +163,6 @@ FAULTS = {
 @pytest.mark.parametrize("fault", list(FAULTS))
 async def test_fault_classification_with_a_single_attempt(name, fault, sim, make, pdf):
     kinds, fragment = FAULTS[fault]
-    if fault == "overloaded" and name != "anthropic":
-        fragment = "server error (503)"  # only Anthropic has a distinct overloaded status
     sim.scripts[name].push(Fault(fault))  # type: ignore[arg-type]
     with pytest.raises(ProviderError) as caught:
         await make(name).complete(ask(pdf=pdf))

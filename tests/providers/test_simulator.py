@@ -3,6 +3,7 @@ and the demo's scripted roles."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import urllib.error
@@ -11,7 +12,7 @@ import urllib.request
 import pytest
 
 from ensemble_tui.core.verdict import parse_verdict
-from ensemble_tui.simulator import Fault, ScriptedReply, Simulator, closed_port_url
+from ensemble_tui.simulator import Fault, RecordedRequest, ScriptedReply, Simulator, closed_port_url
 from ensemble_tui.simulator.demo import REVISED_MARK, demo_environment, start_demo
 from tests.providers.provider_support import ask
 
@@ -180,3 +181,77 @@ async def test_demo_chat_providers_answer_as_simulated(demo, make_chat):
     finally:
         await adapter.aclose()
     assert "Simulated deepseek reply" in reply.text and "What does the paper claim?" in reply.text
+
+
+def _generate_request(api: str) -> RecordedRequest:
+    path = {"openai": "/v1/responses", "anthropic": "/v1/messages", "gemini": "/v1/models/test-model:generateContent"}
+    return RecordedRequest(api, "generate", "POST", path.get(api, "/v1/chat/completions"), {}, {}, {"model": "m"})
+
+
+@pytest.mark.parametrize("kind", ["refusal", "blocked"])
+def test_withheld_answers_have_each_sdks_own_shape(kind):
+    """The refusal and content-filter bodies validate against the installed SDKs' response types,
+    so the adapters meet them exactly as they would meet the real APIs'."""
+    from anthropic.types.beta import BetaMessage
+    from google.genai import types
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
+
+    from ensemble_tui.simulator import anthropic_api, chat_api, gemini_api, openai_api
+
+    def body(api, name):
+        return json.loads(api.stopped(kind, _generate_request(name)).body)
+
+    response = Response.model_validate(body(openai_api, "openai"))
+    message = BetaMessage.model_validate(body(anthropic_api, "anthropic"))
+    gemini = types.GenerateContentResponse.model_validate(body(gemini_api, "gemini"))
+    completion = ChatCompletion.model_validate(body(chat_api, "chat"))
+    assert response.output_text == "" and message.stop_reason == "refusal"
+    if kind == "refusal":
+        assert [part.type for part in response.output[0].content] == ["refusal"]
+        assert message.content and message.stop_details is not None
+        assert gemini.candidates[0].finish_reason == types.FinishReason.SAFETY
+        assert gemini.candidates[0].content is None
+        assert completion.choices[0].message.refusal and completion.choices[0].message.content is None
+    else:
+        assert response.status == "incomplete" and response.incomplete_details.reason == "content_filter"
+        assert message.content == []
+        assert not gemini.candidates and gemini.prompt_feedback.block_reason == types.BlockedReason.SAFETY
+        assert completion.choices[0].finish_reason == "content_filter"
+
+
+def _post(sim: Simulator) -> tuple[int, str, bytes] | Exception:
+    request = urllib.request.Request(sim.base_urls["openai"] + "/responses", data=b'{"model": "m"}', method="POST")
+    request.add_header("authorization", "Bearer sk-test")
+    request.add_header("content-type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return reply.status, reply.headers["content-type"], reply.read()
+    except Exception as exc:
+        return exc
+
+
+def test_malformed_is_a_whole_reply_with_a_broken_json_body(sim):
+    sim.openai.push(Fault("malformed"))
+    status, content_type, data = _post(sim)
+    assert (status, content_type) == (200, "application/json")
+    assert data.startswith(b'{"id": "resp_')
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(data)
+
+
+def test_reset_closes_the_connection_without_a_reply(sim):
+    sim.openai.push(Fault("reset"))
+    outcome = _post(sim)
+    assert isinstance(outcome, Exception) and not isinstance(outcome, urllib.error.HTTPError)
+    assert len(sim.openai.calls) == 1
+
+
+def test_reset_forgets_scripts_and_records(sim):
+    sim.openai.push(Fault("server_error"))
+    sim.gemini.default = ScriptedReply("changed")
+    _post(sim)
+    sim.reset()
+    assert sim.requests == [] and sim.openai.pending == [] and sim.openai.calls == []
+    assert sim.gemini.default == ScriptedReply("Simulated reply.")
+    assert _post(sim)[0] == 200
