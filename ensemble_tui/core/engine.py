@@ -19,7 +19,7 @@ from ensemble_tui.core.costs import check_budget, estimate_call_cost, usage_cost
 from ensemble_tui.core.deliberation import council, debate_turn, vote  # noqa: F401 - register the other styles
 from ensemble_tui.core.events import CostUpdated, EngineEvent, Notice
 from ensemble_tui.core.modes import RunMode, Style
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
+from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
 from ensemble_tui.core.retry import CallRole, RetryPolicy
 from ensemble_tui.core.runlog import CallRecord, TurnRecord
 from ensemble_tui.core.sanitize import strip_control
@@ -136,15 +136,30 @@ class Engine:
                 async with asyncio.timeout(request.timeout_s + min(5.0, request.timeout_s)):
                     reply = await adapter.complete(request)
                 if not reply.text.strip():
-                    raise ProviderError(ErrorKind.TRANSIENT, f"{provider}: returned an empty reply")
+                    raise ProviderError(ErrorKind.TRANSIENT, f"{provider}: returned an empty reply", usage=reply.usage)
             except (ProviderError, TimeoutError) as exc:
                 error = (
                     exc
                     if isinstance(exc, ProviderError)
-                    else ProviderError(ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:.0f} s")
+                    else ProviderError(ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:g} s")
                 )
+                billed = error.usage or Usage()  # a refusal or an empty reply is still paid for
+                failed_cost = usage_cost(spec, billed)
+                if failed_cost:
+                    workspace.session.cost_usd += failed_cost
+                    record.turn_cost_usd += failed_cost
+                    emit(CostUpdated(workspace.session.cost_usd))
                 record.calls.append(
-                    CallRecord(provider, request.model, role, retries + 1, time.monotonic() - started, error.message)
+                    CallRecord(
+                        provider,
+                        request.model,
+                        role,
+                        retries + 1,
+                        time.monotonic() - started,
+                        error.message,
+                        billed,
+                        failed_cost,
+                    )
                 )
                 log.info("%s %s attempt %d failed: %s", provider, role, retries + 1, error.message)
                 allowed = self.retry.retries_allowed(role, error)

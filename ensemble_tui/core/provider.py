@@ -81,11 +81,14 @@ class ErrorKind(enum.Enum):
 class ProviderError(Exception):
     """A failed call, classified. `message` is one line a user can act on."""
 
-    def __init__(self, kind: ErrorKind, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, kind: ErrorKind, message: str, retry_after: float | None = None, usage: Usage | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.retry_after = retry_after
+        self.usage = usage  # what a failed call was still billed for (a refusal mid-answer)
 
     @property
     def retryable(self) -> bool:

@@ -103,7 +103,7 @@ class AnthropicProvider(SdkProvider):
                 raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
             usage = usage + read_usage(message)
             if message.stop_reason == "refusal":  # any text before the stop is cut off mid-answer
-                raise declined(self.label, "refusal")
+                raise declined(self.label, "refusal", usage)
             for block in message.content:
                 if block.type == "text":
                     texts.append(block.text)

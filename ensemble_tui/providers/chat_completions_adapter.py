@@ -125,9 +125,9 @@ class ChatCompletionsProvider(SdkProvider):
             raise self._body_error(response, self.context(request.model))
         message = choices[0].message
         if choices[0].finish_reason == "content_filter":  # any partial text is cut off
-            raise declined(self.label, "content filter")
+            raise declined(self.label, "content filter", read_usage(response, searched=plugin))
         if not (message.content or "").strip() and getattr(message, "refusal", None):
-            raise declined(self.label, "refusal")
+            raise declined(self.label, "refusal", read_usage(response, searched=plugin))
         return Reply(message.content or "", read_usage(response, searched=plugin), read_sources(message))
 
     def _error(self, exc: Exception, ctx: CallContext, timeout_s: float) -> Exception:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ensemble_tui.core.provider import ErrorKind, ProviderError
+from ensemble_tui.core.provider import ErrorKind, ProviderError, Usage
 
 MAX_QUOTE = 160
 _WHITESPACE = re.compile(r"\s+")
@@ -179,9 +179,12 @@ def classify_other(ctx: CallContext, exc: Exception) -> Exception:
     return unreadable_reply(ctx, exc) if isinstance(exc, UNREADABLE_BODY) else exc
 
 
-def declined(label: str, reason: str) -> ProviderError:
+def declined(label: str, reason: str, usage: Usage | None = None) -> ProviderError:
     """The model refused, or a content filter stopped its reply. Fatal: the same question gets
-    the same answer, so a retry only costs money; the user can rephrase or ask another model."""
+    the same answer, so a retry only costs money; the user can rephrase or ask another model.
+    `usage` is what the provider billed for the call all the same."""
     return ProviderError(
-        ErrorKind.FATAL, f"{label}: declined to answer ({reason}) - rephrase the question or try another model"
+        ErrorKind.FATAL,
+        f"{label}: declined to answer ({reason}) - rephrase the question or try another model",
+        usage=usage,
     )

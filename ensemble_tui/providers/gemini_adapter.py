@@ -147,7 +147,7 @@ class GeminiProvider(SdkProvider):
             raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
         withheld = withheld_reason(response)
         if withheld is not None:
-            raise declined(self.label, withheld)
+            raise declined(self.label, withheld, read_usage(response))
         return Reply(read_text(response), read_usage(response), read_sources(response))
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:

@@ -85,7 +85,7 @@ class OpenAIProvider(SdkProvider):
             raise ProviderError(ErrorKind.TRANSIENT, f"{self.label}: the response failed ({response.error.code})")
         withheld = withheld_reason(response)
         if withheld is not None:
-            raise declined(self.label, withheld)
+            raise declined(self.label, withheld, read_usage(response))
         return Reply(response.output_text, read_usage(response), read_sources(response))
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:

@@ -254,3 +254,16 @@ async def test_user_input_is_stored_without_control_characters(workspace, script
     await run_turn(make_engine(), Mode.CLAUDE, "pasted \x1b[31mred\x1b[0m text\x07")
     assert workspace.session.history[0].text == "pasted [31mred[0m text"
     assert scripted["Claude"].calls[0].messages[-1].text == "pasted [31mred[0m text"
+
+
+async def test_a_refused_call_is_still_counted_in_the_session_cost(workspace, scripted, make_engine):
+    billed = Usage(input_tokens=100_000, output_tokens=500)
+    scripted["Claude"].scripts["proposer"] = [
+        ProviderError(ErrorKind.FATAL, "Claude: declined to answer (refusal)", usage=billed)
+    ]
+    events = await run_turn(make_engine(), Mode.CLAUDE, "q")
+    assert of_type(events, RunFailed)[0].message == "Claude: declined to answer (refusal)"
+    expected = (100_000 * 3.0 + 500 * 15.0) / 1e6
+    assert abs(workspace.session.cost_usd - expected) < 1e-9
+    (turn,) = workspace.archive.turns(workspace.session.id)
+    assert turn.record.calls[0].cost_usd == workspace.session.cost_usd
