@@ -3,14 +3,23 @@
 The chat history and Markdown transcript hold only inputs and final replies; this archive
 keeps everything else (every call, proposal, review and vote) for the run report, the
 history screen and exports. SQLite's transactions make each write all-or-nothing.
+
+Three writes a turn happen on the event loop that draws the app, so they must be cheap: one
+connection is kept open (behind a lock, so any thread may use it) in WAL mode with
+`synchronous=NORMAL`. A commit then appends to the write-ahead log without waiting for the
+disk (about 0.1 ms instead of 2 ms for open, schema, journal and three fsyncs); a power cut may
+lose the last commits, never corrupt the file, and Session.json, which restores the chat, is
+still written with fsync. (A fresh connection per write would not do: in WAL mode, closing the
+last connection checkpoints and syncs.)
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,20 +75,56 @@ def record_from_json(data: dict[str, Any]) -> TurnRecord:
 
 
 class RunArchive:
-    """Opens a short connection per operation: simple, safe across threads, and cheap here."""
+    """The archive of one home folder; the connection opens on first use and is shared by
+    every thread (calls are serialised by a lock)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._connection: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(self.path, timeout=10)) as connection:
-            connection.executescript(SCHEMA)
-            with connection:  # one transaction: committed whole or rolled back
-                yield connection
+        """The connection, inside one transaction: committed whole or rolled back."""
+        with self._lock:
+            connection = self._open()
+            try:
+                with connection:
+                    yield connection
+            except sqlite3.Error:
+                self.close()  # a broken file or connection: start afresh next time
+                raise
 
-    def save_session(self, session: SessionData) -> None:
+    def _open(self) -> sqlite3.Connection:
+        if self._connection is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+            try:
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.executescript(SCHEMA)
+            except sqlite3.Error:
+                connection.close()
+                raise
+            self._connection = connection
+        return self._connection
+
+    def close(self) -> None:
+        """Close the connection (it reopens on the next use); also done when the archive is
+        garbage-collected or the process exits."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except sqlite3.Error:
+                pass
+
+    def __del__(self) -> None:
+        self.close()
+
+    def save_session(self, session: SessionData, data: str | None = None) -> None:
+        """Store `session`; `data` is its JSON when the caller has it already (Session.json's
+        text), which saves serialising a long chat twice."""
         first = next((m.text for m in session.history if m.role == "user"), "")
         answered = sum(1 for m in session.history if m.role == "assistant")
         with self._connect() as db:
@@ -88,7 +133,13 @@ class RunArchive:
                 "VALUES (?, ?, ?, ?, ?, datetime('now')) ON CONFLICT(id) DO UPDATE SET "
                 "first_question=excluded.first_question, turns=excluded.turns, cost_usd=excluded.cost_usd, "
                 "data=excluded.data, updated_at=excluded.updated_at",
-                (session.id, first, answered, session.cost_usd, session.model_dump_json()),
+                (
+                    session.id,
+                    first,
+                    answered,
+                    session.cost_usd,
+                    data if data is not None else session.model_dump_json(),
+                ),
             )
 
     def save_turn(self, record: TurnRecord) -> None:

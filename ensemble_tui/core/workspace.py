@@ -107,11 +107,12 @@ class Workspace:
         """Save the session (Session.json, transcript) and its copy in the run archive.
 
         Raises OSError if the files cannot be written; an archive that cannot be written
-        only costs the history screen, so that is logged, not raised.
+        only costs the history screen, so that is logged, not raised. The session is serialised
+        once for both (it runs twice a turn on the app's event loop; a long chat is megabytes).
         """
-        self.store.save(self.session)
+        text = self.store.save(self.session)
         try:
-            self.archive.save_session(self.session)
+            self.archive.save_session(self.session, data=text)
         except sqlite3.Error as exc:
             log.warning("cannot update the run archive: %s", exc)
 

@@ -1,0 +1,213 @@
+"""Measurements that need a fresh process (memory, a clean event loop): `python -m bench.child
+TASK JSON_ARGS` prints one JSON object as its last line. The parent (bench.ui_rows) builds the
+home folders and starts the simulator; everything imported here is imported before the clock
+starts, because import time is row 5's subject, not these rows'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import string
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from textual import events
+
+from bench.apps import NaiveChatApp, open_ensemble_app, run_headless
+from bench.content import marker
+from bench.probes import FrameProbe, LagMonitor, memory_mb, percentile
+from ensemble_tui.core.home import seed_home
+from ensemble_tui.core.session import SessionStore
+
+KEY_INTERVAL_S = 0.1  # a fast typist: ten keys a second
+KEY_TAIL = 6  # a key has arrived when the focused widget's text ends with the last KEY_TAIL letters typed
+KEY_TIMEOUT_S = 3.0
+REPLY_TIMEOUT_S = 8.0  # a reply not on screen by then counts as missed  # a key not on screen by then counts as missed
+
+
+def open_chat(args: dict[str, Any]) -> dict[str, Any]:
+    """Row 2: from opening the session to the first frame that shows the newest reply's end.
+
+    The app is built outside the event loop, as `ensemble-tui` builds it before `app.run()`.
+    """
+    home = Path(args["home"])
+    needle = marker(args["turns"])
+    started = time.perf_counter()
+    if args["app"] == "naive":
+        session, _ = SessionStore(seed_home(home)).load()
+        app: Any = NaiveChatApp(session.history)
+        ready = lambda: app.complete  # noqa: E731 - every Markdown widget has mounted its blocks
+    else:
+        app, _workspace, _times = open_ensemble_app(home, args["env"])
+        ready = lambda: True  # noqa: E731
+
+    async def measure() -> dict[str, Any]:
+        probe = FrameProbe(app)
+        shown = probe.wait_for(needle, ready=ready)
+
+        async def body() -> dict[str, Any]:
+            at = await shown
+            return {"seconds": at - started, "frames": probe.count, **memory_mb()}
+
+        return await run_headless(app, body, args["timeout"])
+
+    return asyncio.run(measure())
+
+
+class Typist:
+    """Types random letters into the focused widget through the driver, as a terminal would,
+    and times each key until the first frame drawn once the widget holds it.
+
+    Frames carry only what changed, so the key is recognised by the focused widget's text (its
+    last KEY_TAIL letters), not by searching the frame: the first frame drawn after the widget
+    took the key is the one that shows it.
+    """
+
+    def __init__(self, app: Any, probe: FrameProbe, seed: int) -> None:
+        self.app = app
+        self.probe = probe
+        self.rng = random.Random(seed)
+        self.typed = ""
+        self.delays: list[float] = []
+        self.missed = 0
+
+    def send(self, message: events.Event) -> None:
+        message.set_sender(self.app)
+        self.app._driver.send_message(message)  # what the driver's input thread does
+
+    def holds(self, text: str) -> bool:
+        return str(getattr(self.app.focused, "text", "")).endswith(text)
+
+    async def type_for(self, seconds: float, until: asyncio.Future[Any] | None = None) -> None:
+        """Type for `seconds` (or until `until` is done), a key every KEY_INTERVAL_S."""
+        self.typed = ""
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline and not (until is not None and until.done()):
+            letter = self.rng.choice(string.ascii_lowercase)
+            self.typed += letter
+            tail = self.typed[-KEY_TAIL:]
+            pressed = time.perf_counter()
+            shown = self.probe.wait_for("", after=pressed, ready=lambda tail=tail: self.holds(tail))
+            self.send(events.Key(letter, letter))
+            try:
+                at = await asyncio.wait_for(asyncio.shield(shown), KEY_TIMEOUT_S)
+                self.delays.append(at - pressed)
+            except TimeoutError:
+                self.missed += 1
+            await asyncio.sleep(max(0.0, KEY_INTERVAL_S - (time.perf_counter() - pressed)))
+
+
+async def wait_opened(app: Any, probe: FrameProbe, turns: int) -> None:
+    await probe.wait_for(marker(turns) if turns else "")  # an empty chat: its first frame
+    await asyncio.sleep(0.3)  # let start-up work (timers, cursor blink) settle
+
+
+async def send_question(typist: Typist, text: str) -> float:
+    """Paste `text` into the question box and press Enter; returns when Enter was sent."""
+    typist.send(events.Paste(text))
+    await typist.probe.wait_for("", ready=lambda: typist.holds(text))
+    pressed = time.perf_counter()
+    typist.send(events.Key("enter", "\r"))
+    return pressed
+
+
+def append_reply(args: dict[str, Any]) -> dict[str, Any]:
+    """Row 3: in a chat of `turns` turns, ask a question (single mode, the model answers at once)
+    and time Enter -> the first frame showing the reply's end; the adapter call's share is
+    recorded too. The first question is a warm-up (it imports the SDK and uploads the PDF)."""
+    app, _workspace, times = open_ensemble_app(Path(args["home"]), args["env"])
+    return asyncio.run(_append_reply(app, times, args))
+
+
+async def _append_reply(app: Any, times: Any, args: dict[str, Any]) -> dict[str, Any]:
+    probe = FrameProbe(app)
+    typist = Typist(app, probe, seed=1)
+
+    async def body() -> dict[str, Any]:
+        await wait_opened(app, probe, args["turns"])
+        results = []
+        for attempt in range(args["repeats"] + 1):
+            name = f"NEW{attempt}"
+            times.spans.clear()
+            shown = probe.wait_for(marker(name))
+            pressed = await send_question(typist, f"[lat=0] [reply={name}] Please add reply {name}.")
+            try:
+                at = await asyncio.wait_for(asyncio.shield(shown), REPLY_TIMEOUT_S)
+            except TimeoutError:  # the reply never scrolled into view (it is in the chat, below)
+                results.append({"missed": True})
+            else:
+                model = sum(end - start for _label, start, end in times.spans)
+                results.append({"total": at - pressed, "model": model, "app": at - pressed - model})
+            await asyncio.sleep(0.3)
+        return {"warmup": results[0], "runs": results[1:], **memory_mb()}
+
+    return await run_headless(app, body, args["timeout"])
+
+
+def responsiveness(args: dict[str, Any]) -> dict[str, Any]:
+    """Row 4: event-loop lag and keypress-to-screen, first idle (the baseline), then during an
+    All turn whose proposers each return `big` characters: the first turn after opening the
+    chat (it pays for the SDK imports and the PDF uploads, as a user's first question does),
+    then a second one."""
+    app, _workspace, times = open_ensemble_app(Path(args["home"]), args["env"])
+    return asyncio.run(_responsiveness(app, times, args))
+
+
+async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[str, Any]:
+    probe = FrameProbe(app)
+    typist = Typist(app, probe, seed=2)
+    monitor = LagMonitor()
+
+    async def phase(seconds: float, until: asyncio.Future[Any] | None = None) -> dict[str, Any]:
+        typist.delays, typist.missed = [], 0
+        monitor.start()
+        await typist.type_for(seconds, until)
+        lags = await monitor.stop()
+        return {
+            "lag_p99": percentile(lags, 0.99),
+            "lag_max": max(lags, default=float("nan")),
+            "lag_samples": len(lags),
+            "key_p99": percentile(typist.delays, 0.99),
+            "key_median": percentile(typist.delays, 0.5),
+            "keys": len(typist.delays),
+            "keys_missed": typist.missed,
+        }
+
+    async def body() -> dict[str, Any]:
+        await wait_opened(app, probe, args["turns"])
+        idle = await phase(args["idle_s"])
+        turns = []
+        for number in (1, 2):
+            final = probe.wait_for(f"Question {number} answered")
+            await send_question(typist, f"[big={args['big']}] Question {number}: compare every style in depth.")
+            started = time.perf_counter()
+            await asyncio.sleep(0.2)  # keys typed at once could race Enter's submit for the box
+            busy = await phase(args["turn_timeout"], until=final)
+            turns.append({**busy, "turn_s": time.perf_counter() - started, "answered": final.done()})
+            if not final.done():
+                from bench.apps import _svg_text
+
+                print(
+                    f"turn {number}: no final reply; the screen:\n{_svg_text(app.export_screenshot())}", file=sys.stderr
+                )
+            await asyncio.sleep(0.5)
+        return {"idle": idle, "first": turns[0], "second": turns[1], "calls": len(times.spans), **memory_mb()}
+
+    return await run_headless(app, body, args["timeout"])
+
+
+TASKS = {"open": open_chat, "append": append_reply, "responsive": responsiveness}
+
+
+def main() -> None:
+    task, raw = sys.argv[1], sys.argv[2]
+    result = TASKS[task](json.loads(raw))
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""`python -m bench`: run every benchmark row of issue 7 and print one table.
+
+Each row family lives in its own module; this one picks the rows, makes the temporary folder
+they share (deleted at the end), and prints the machine the figures come from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+from bench import startup_rows, turn_rows, ui_rows, upload_rows
+from bench.table import Row, render
+
+ALL_ROWS = ("1", "2", "3", "4", "5", "6")
+
+
+def machine() -> str:
+    """nproc, CPU model and Python version: the figures mean little without them."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            model = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (
+        f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    )
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--rows", default=",".join(ALL_ROWS), help="rows to run, e.g. 1,3 (default: all)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement; medians are reported")
+    parser.add_argument(
+        "--naive-timeout",
+        type=float,
+        default=120.0,
+        help="seconds the naive Markdown-per-message baseline of row 2 may take before it is stopped",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    wanted = {row.strip() for row in args.rows.split(",") if row.strip()}
+    started = time.perf_counter()
+    print(f"ensemble-tui benchmarks (issue 7) on {machine()}", flush=True)
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="ensemble-bench-") as tmp:
+        root = Path(tmp)
+        if "1" in wanted:
+            rows += turn_rows.run(root, args.repeats)
+        if wanted & {"2", "3", "4"}:
+            rows += ui_rows.run(root, wanted, args.repeats, args.naive_timeout)
+        if "5" in wanted:
+            rows += startup_rows.run(root, args.repeats)
+        if "6" in wanted:
+            rows += upload_rows.run(root)
+    print(render(rows))
+    print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s", flush=True)
+    return 0

@@ -1,0 +1,146 @@
+"""Row 1: a turn costs only its model calls.
+
+Every model call takes exactly `LATENCY_S` in the simulator (a separate process). A turn's
+critical path is then `waves x LATENCY_S`, where a wave is a set of calls that run together
+(proposers, then the aggregator, ...); the waves are found from when the calls started, as the
+engine saw them, so a repair request or a retry would show up as the extra wave it is. The
+wall time of `Engine.run(mode, text, style)`, consumed to the end, over that critical path is
+the turn overhead: the real SDK client stacks, the engine, prompts, packets, saving the session.
+
+The baseline replays the same waves (same number of concurrent calls) with bare `httpx2` posts
+to the same simulator: the floor that loopback HTTP and the simulator cost on this machine now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx2
+
+from bench.apps import CallTimes, timed_providers
+from bench.simproc import SimProcess
+from bench.table import Row, error_row, ratio, seconds, verdict
+from ensemble_tui.cli import attach_providers
+from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.events import FinalReplyReady, RunFailed
+from ensemble_tui.core.modes import Mode, RunMode, Style
+from ensemble_tui.core.workspace import Workspace
+
+LATENCY_S = 1.0
+GOAL = 1.05
+
+
+@dataclass(frozen=True)
+class TurnCase:
+    key: str
+    what: str
+    mode: RunMode
+    style: Style = Style.AGGREGATE
+    tags: str = ""
+
+
+CASES = (
+    TurnCase("1.a", "turn overhead: single ChatGPT", Mode.CHATGPT),
+    TurnCase("1.b", "turn overhead: single Claude", Mode.CLAUDE),
+    TurnCase("1.c", "turn overhead: single Gemini", Mode.GEMINI),
+    TurnCase("1.d", "turn overhead: All x5, 1 aggregator pass", Mode.ALL, tags="[one-pass]"),
+    TurnCase("1.e", "turn overhead: All x5, 2 aggregator passes", Mode.ALL),
+    TurnCase("1.f", "turn overhead: All x5, council", Mode.ALL, Style.COUNCIL),
+    TurnCase("1.g", "turn overhead: All x5, critique & vote", Mode.ALL, Style.VOTE),
+    TurnCase("1.h", "turn overhead: All x5, debate (3 rounds)", Mode.ALL, Style.DEBATE),
+)
+
+
+def waves(spans: list[tuple[str, float, float]], latency_s: float) -> list[int]:
+    """Sizes of the groups of calls that ran together: a call starting more than half a latency
+    after the first call of the current group opens a new group."""
+    sizes: list[int] = []
+    group_start: float | None = None
+    for _label, start, _end in sorted(spans, key=lambda span: span[1]):
+        if group_start is None or start - group_start > latency_s / 2:
+            sizes.append(0)
+            group_start = start
+        sizes[-1] += 1
+    return sizes
+
+
+async def run_turn(engine: Engine, case: TurnCase, number: int, times: CallTimes) -> tuple[float, list[int]]:
+    """Wall time of one turn and its waves; raises if the turn did not end with a final reply."""
+    times.spans.clear()
+    text = f"{case.tags} Question {number}: what does the paper claim about aggregation?".strip()
+    started = time.perf_counter()
+    events = [event async for event in engine.run(case.mode, text, case.style)]
+    wall = time.perf_counter() - started
+    failed = [event.message for event in events if isinstance(event, RunFailed)]
+    if failed or not any(isinstance(event, FinalReplyReady) for event in events):
+        raise RuntimeError(f"the turn failed: {failed[0] if failed else 'no final reply'}")
+    return wall, waves(times.spans, LATENCY_S)
+
+
+async def bare_replay(env: dict[str, str], sizes: list[int]) -> float:
+    """The same waves as bare concurrent Chat Completions posts to the simulator."""
+    url = env["ENSEMBLE_TUI_SIMULATOR_CHAT_URL"] + "/replay/v1/chat/completions"
+    body = {"model": "bare", "messages": [{"role": "user", "content": f"[lat={LATENCY_S}] Bare call."}]}
+    headers = {"authorization": "Bearer sk-bare-replay"}
+    async with httpx2.AsyncClient(timeout=30) as client:
+        await client.post(
+            url, json={**body, "messages": [{"role": "user", "content": "[lat=0] warm"}]}, headers=headers
+        )
+        started = time.perf_counter()
+        for size in sizes:
+            replies = await asyncio.gather(*(client.post(url, json=body, headers=headers) for _ in range(size)))
+            for reply in replies:
+                reply.raise_for_status()
+        return time.perf_counter() - started
+
+
+async def measure(home: Path, env: dict[str, str], repeats: int) -> list[Row]:
+    workspace = Workspace.open(home)
+    attach_providers(workspace, env)
+    times = timed_providers(workspace)
+    engine = Engine(workspace)
+    rows: list[Row] = []
+    try:
+        # Warm-up, not timed: SDK imports, PDF uploads and text extraction, open connections.
+        await run_turn(engine, TurnCase("warm", "", Mode.ALL, tags="[lat=0] [one-pass]"), 0, times)
+        for number, case in enumerate(CASES, start=1):
+            try:
+                runs = [await run_turn(engine, case, number * 10 + attempt, times) for attempt in range(repeats)]
+            except Exception as exc:  # one broken style must not hide the other rows
+                rows.append(error_row(case.key, case.what, exc))
+                continue
+            walls = [wall for wall, _ in runs]
+            sizes = runs[0][1]
+            wall = statistics.median(walls)
+            critical = len(sizes) * LATENCY_S
+            bare = await bare_replay(env, sizes)
+            rows.append(
+                Row(
+                    case.key,
+                    case.what,
+                    seconds(wall),
+                    f"crit {critical:.2f} s; bare {bare:.3f} s",
+                    ratio(wall, critical),
+                    f"<= {GOAL}",
+                    verdict(wall / critical <= GOAL),
+                    f"{len(sizes)} waves of {sizes} calls; median of {repeats}: "
+                    + ", ".join(f"{w:.3f}" for w in walls)
+                    + f" s; bare replay / crit = {bare / critical:.3f}",
+                )
+            )
+    finally:
+        for adapter in workspace.providers.values():
+            await adapter.aclose()  # type: ignore[attr-defined]
+    return rows
+
+
+def run(root: Path, repeats: int) -> list[Row]:
+    from bench.homes import make_home
+
+    home = make_home(root, "turns")
+    with SimProcess(LATENCY_S) as sim:
+        return asyncio.run(measure(home, sim.env, repeats))

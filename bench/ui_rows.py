@@ -1,0 +1,197 @@
+"""Rows 2, 3 and 4: the app with long chats, each measurement in a fresh child process
+(bench/child.py) against the simulator process, the app opened as the CLI opens it."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.homes import make_home
+from bench.simproc import SimProcess
+from bench.table import Row, error_row, millis, ratio, seconds, verdict
+
+OPEN_TURNS = 200
+OPEN_GOAL_S = 1.0
+RSS_GOAL_MB = 250.0
+APPEND_SIZES = (50, 200, 1000)
+APPEND_GOAL_S = 0.100
+FLAT_GOAL = 1.5
+LAG_GOAL_S = 0.050
+BIG_REPLY = 50 * 1024
+
+
+def run_child(task: str, args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    """Run one bench.child task; its last stdout line is the JSON result."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench.child", task, json.dumps({**args, "timeout": timeout_s})],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s + 60,
+    )
+    lines = completed.stdout.strip().splitlines()
+    if completed.returncode != 0 or not lines:
+        tail = completed.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"{task} child failed: {tail[0][:300]}")
+    return json.loads(lines[-1])
+
+
+def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: float) -> list[Row]:
+    """Row 2: open a 200-turn chat; the naive baseline is one Markdown widget per message."""
+    home = make_home(root, "open", OPEN_TURNS)
+    args = {"home": str(home), "turns": OPEN_TURNS, "env": env}
+    try:
+        runs = [run_child("open", {**args, "app": "app"}, 60) for _ in range(repeats)]
+    except Exception as exc:
+        return [error_row("2.a", "open a 200-turn chat: first complete frame", exc)]
+    app_s = statistics.median(run["seconds"] for run in runs)
+    app_mb = max(run["VmHWM"] for run in runs)
+    try:
+        naive = run_child("open", {**args, "app": "naive"}, naive_timeout_s)
+        naive_s, naive_mb, naive_text = naive["seconds"], naive["VmHWM"], seconds(naive["seconds"])
+    except Exception:  # the naive app is allowed to be hopeless: report the bound
+        naive_s, naive_mb, naive_text = math.nan, math.nan, f"> {naive_timeout_s:.0f} s"
+    naive_label = f"naive {naive_text}" if not math.isnan(naive_s) else f"naive {naive_text} (stopped)"
+    return [
+        Row(
+            "2.a",
+            "open a 200-turn chat: first complete frame",
+            seconds(app_s),
+            naive_label,
+            ratio(app_s, naive_s),
+            f"<= {OPEN_GOAL_S} s",
+            verdict(app_s <= OPEN_GOAL_S),
+            "from Workspace.open to the first frame showing the newest reply's last line; median of "
+            + ", ".join(f"{run['seconds']:.3f}" for run in runs)
+            + " s",
+        ),
+        Row(
+            "2.b",
+            "open a 200-turn chat: peak RSS",
+            f"{app_mb:.0f} MB",
+            f"naive {naive_mb:.0f} MB" if not math.isnan(naive_mb) else "naive n/a",
+            ratio(app_mb, naive_mb),
+            f"<= {RSS_GOAL_MB:.0f} MB",
+            verdict(app_mb <= RSS_GOAL_MB),
+            "VmHWM of the process at that frame (interpreter and imports included)",
+        ),
+    ]
+
+
+def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
+    """Row 3: Enter to the reply on screen, the model answering at once, at 50, 200 and 1000
+    turns; baseline: the same in an empty chat."""
+    costs: dict[int, float] = {}
+    details: dict[int, str] = {}
+    missed: dict[int, int] = {}
+    rows: list[Row] = []
+    for turns in (0, *APPEND_SIZES):
+        home = make_home(root, f"append{turns}", turns, last_mode="chatgpt")
+        try:
+            result = run_child("append", {"home": str(home), "turns": turns, "env": env, "repeats": repeats}, 120)
+        except Exception as exc:
+            rows.append(error_row(f"3.{turns}", f"add a reply at {turns} turns", exc))
+            continue
+        shown = [run for run in result["runs"] if not run.get("missed")]
+        missed[turns] = len(result["runs"]) - len(shown)
+        if not shown:
+            rows.append(error_row(f"3.{turns}", f"add a reply at {turns} turns", RuntimeError("no reply shown")))
+            continue
+        costs[turns] = statistics.median(run["total"] for run in shown)
+        warmup = result["warmup"]
+        first = "never shown" if warmup.get("missed") else f"{warmup['total'] * 1000:.0f} ms"
+        details[turns] = (
+            "Enter to reply on screen "
+            + ", ".join(f"{run['total'] * 1000:.0f}" for run in shown)
+            + " ms, of which in the adapter call (SDK request and reply, loopback, simulator) "
+            + ", ".join(f"{run['model'] * 1000:.0f}" for run in shown)
+            + f" ms; the first reply after opening (SDK import, PDF upload): {first}"
+            + (f"; {missed[turns]} of {len(result['runs'])} replies never scrolled into view" if missed[turns] else "")
+        )
+    base = costs.get(0, math.nan)
+    for letter, turns in zip("abc", APPEND_SIZES, strict=True):
+        if turns not in costs:
+            continue
+        rows.append(
+            Row(
+                f"3.{letter}",
+                f"add a reply at {turns} turns",
+                millis(costs[turns]),
+                f"empty chat {millis(base)}",
+                ratio(costs[turns], base),
+                f"<= {APPEND_GOAL_S * 1000:.0f} ms",
+                verdict(costs[turns] <= APPEND_GOAL_S and not missed[turns]),
+                details[turns],
+            )
+        )
+    if APPEND_SIZES[0] in costs and APPEND_SIZES[-1] in costs:
+        small, large = costs[APPEND_SIZES[0]], costs[APPEND_SIZES[-1]]
+        rows.append(
+            Row(
+                "3.d",
+                f"flat: reply at {APPEND_SIZES[-1]} vs {APPEND_SIZES[0]} turns",
+                millis(large),
+                millis(small),
+                ratio(large, small),
+                f"<= {FLAT_GOAL}",
+                verdict(large / small <= FLAT_GOAL),
+            )
+        )
+    return rows
+
+
+def responsive(root: Path, env: dict[str, str]) -> list[Row]:
+    """Row 4: lag and keypress-to-screen during an All turn of 50 KB proposals; baseline: idle."""
+    home = make_home(root, "responsive", OPEN_TURNS)
+    args = {"home": str(home), "turns": OPEN_TURNS, "env": env, "big": BIG_REPLY, "idle_s": 3.0, "turn_timeout": 30}
+    try:
+        result = run_child("responsive", args, 120)
+    except Exception as exc:
+        return [error_row("4.a", "responsiveness during an All turn", exc)]
+    idle = result["idle"]
+    rows = []
+    for prefix, name, label in (("4.a", "first", "1st All turn"), ("4.c", "second", "2nd All turn")):
+        busy = result[name]
+        key_b = prefix[:2] + chr(ord(prefix[2]) + 1)
+        answered = "" if busy["answered"] else " (no final reply seen)"
+        rows += [
+            Row(
+                prefix,
+                f"event-loop lag p99, {label}",
+                millis(busy["lag_p99"]),
+                f"idle {millis(idle['lag_p99'])}",
+                ratio(busy["lag_p99"], idle["lag_p99"]),
+                f"<= {LAG_GOAL_S * 1000:.0f} ms",
+                verdict(busy["lag_p99"] <= LAG_GOAL_S),
+                f"max {millis(busy['lag_max'])} over {busy['lag_samples']} samples; "
+                f"turn {busy['turn_s']:.2f} s{answered}",
+            ),
+            Row(
+                key_b,
+                f"keypress-to-screen p99, {label}",
+                millis(busy["key_p99"]),
+                f"idle {millis(idle['key_p99'])}",
+                ratio(busy["key_p99"], idle["key_p99"]),
+                f"<= {LAG_GOAL_S * 1000:.0f} ms",
+                verdict(busy["key_p99"] <= LAG_GOAL_S and busy["keys_missed"] == 0),
+                f"median {millis(busy['key_median'])}, {busy['keys']} keys timed, "
+                f"{busy['keys_missed']} not shown within 3 s",
+            ),
+        ]
+    return rows
+
+
+def run(root: Path, rows: set[str], repeats: int, naive_timeout_s: float) -> list[Row]:
+    results: list[Row] = []
+    with SimProcess(1.0) as sim:
+        if "2" in rows:
+            results += opening(root, sim.env, repeats, naive_timeout_s)
+        if "3" in rows:
+            results += appending(root, sim.env, repeats)
+        if "4" in rows:
+            results += responsive(root, sim.env)
+    return results
