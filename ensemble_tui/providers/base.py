@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import CallContext, FileGone
+from ensemble_tui.providers.io_loop import call_soon, on_io_loop
 from ensemble_tui.providers.uploads import UploadCache
 
 if TYPE_CHECKING:
@@ -56,9 +57,12 @@ class SdkProvider:
     # ----- the Provider protocol ---------------------------------------------------------------
 
     def prepare(self, pdf: Path) -> None:
-        self.uploads.prepare(pdf)
+        call_soon(self.uploads.prepare, pdf)
 
     async def complete(self, request: CallRequest) -> Reply:
+        return await on_io_loop(self._complete(request))
+
+    async def _complete(self, request: CallRequest) -> Reply:
         file_ref = await self.uploads.file_ref(request.pdf) if request.pdf is not None else None
         try:
             return await self._call(request, file_ref)
@@ -77,6 +81,9 @@ class SdkProvider:
 
     async def aclose(self) -> None:
         """Stop background uploads and close the SDK client (tests, shutdown)."""
+        await on_io_loop(self._aclose())
+
+    async def _aclose(self) -> None:
         await self.uploads.aclose()
         await self._close_client()
 
