@@ -26,7 +26,7 @@ from typing import Any
 
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
-from ensemble_tui.core.session import SessionData
+from ensemble_tui.core.session import SessionData, SessionSnapshot
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -122,11 +122,8 @@ class RunArchive:
     def __del__(self) -> None:
         self.close()
 
-    def save_session(self, session: SessionData, data: str | None = None) -> None:
-        """Store `session`; `data` is its JSON when the caller has it already (Session.json's
-        text), which saves serialising a long chat twice."""
-        first = next((m.text for m in session.history if m.role == "user"), "")
-        answered = sum(1 for m in session.history if m.role == "assistant")
+    def save_session(self, snapshot: SessionSnapshot) -> None:
+        """Store a session as one save rendered it (safe from any thread)."""
         with self._connect() as db:
             db.execute(
                 "INSERT INTO sessions (id, first_question, turns, cost_usd, data, updated_at) "
@@ -134,11 +131,11 @@ class RunArchive:
                 "first_question=excluded.first_question, turns=excluded.turns, cost_usd=excluded.cost_usd, "
                 "data=excluded.data, updated_at=excluded.updated_at",
                 (
-                    session.id,
-                    first,
-                    answered,
-                    session.cost_usd,
-                    data if data is not None else session.model_dump_json(),
+                    snapshot.session_id,
+                    snapshot.first_question,
+                    snapshot.answered,
+                    snapshot.cost_usd,
+                    snapshot.session_text,
                 ),
             )
 

@@ -9,6 +9,7 @@ that also draws the app, and in a long chat each file is megabytes (see bench/RE
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -128,6 +129,21 @@ def session_json(session: SessionData) -> str:
     return session.model_dump_json(indent=2) + "\n"
 
 
+@dataclass(frozen=True)
+class SessionSnapshot:
+    """Everything one save writes, rendered from the live session on the caller's thread, so
+    the thread that writes it never reads a session the app may be changing."""
+
+    seq: int  # later snapshots have higher numbers; an older one never overwrites a newer one
+    session_id: str
+    session_text: str
+    transcript_path: Path
+    transcript_text: str | None  # None until the chat has text
+    first_question: str
+    answered: int
+    cost_usd: float
+
+
 @dataclass
 class SessionStore:
     """Loads and saves the current session and its transcript in a home folder.
@@ -138,6 +154,9 @@ class SessionStore:
 
     paths: HomePaths
     _written: dict[Path, tuple[str, int, int]] = field(default_factory=dict, repr=False)  # text, mtime, size
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _seq: int = 0
+    _written_seq: int = 0
 
     def transcript_path(self, session: SessionData) -> Path:
         return self.paths.chats / f"{session.id}.md"
@@ -160,14 +179,39 @@ class SessionStore:
                 "(transcripts in Chats/ are intact)."
             )
 
-    def save(self, session: SessionData, text: str | None = None) -> str:
-        """Write Session.json and the transcript (the transcript only once the chat has text);
-        returns Session.json's text. `text`, when given, is `session_json(session)` already made."""
-        text = session_json(session) if text is None else text
-        self._write(self.paths.session_file, text)
-        if session.history:
-            self._write(self.transcript_path(session), render_transcript(session))
-        return text
+    def snapshot(self, session: SessionData) -> SessionSnapshot:
+        self._seq += 1
+        return SessionSnapshot(
+            seq=self._seq,
+            session_id=session.id,
+            session_text=session_json(session),
+            transcript_path=self.transcript_path(session),
+            transcript_text=render_transcript(session) if session.history else None,
+            first_question=next((m.text for m in session.history if m.role == "user"), ""),
+            answered=sum(1 for m in session.history if m.role == "assistant"),
+            cost_usd=session.cost_usd,
+        )
+
+    def write(self, snapshot: SessionSnapshot) -> bool:
+        """Write Session.json and the transcript from a snapshot; safe from any thread.
+
+        Returns False (writing nothing) when a newer snapshot was written already, so a save
+        finishing late in a worker thread cannot bring back an older state.
+        """
+        with self._lock:
+            if snapshot.seq < self._written_seq:
+                return False
+            self._write(self.paths.session_file, snapshot.session_text)
+            if snapshot.transcript_text is not None:
+                self._write(snapshot.transcript_path, snapshot.transcript_text)
+            self._written_seq = snapshot.seq
+            return True
+
+    def save(self, session: SessionData) -> SessionSnapshot:
+        """Write Session.json and the transcript now; returns what was written."""
+        snapshot = self.snapshot(session)
+        self.write(snapshot)
+        return snapshot
 
     def _write(self, path: Path, text: str) -> None:
         """Write `text` atomically unless this store last wrote exactly that to `path` and the

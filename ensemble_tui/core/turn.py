@@ -77,7 +77,10 @@ class TurnRunner:
 
     async def execute(self) -> None:
         try:
-            query = self._begin()
+            query = self._record_input()
+            await self._save_in_background()
+            self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
+            self._check_ready()
             if self.mode.is_multi:
                 reply = await STYLE_FLOWS[self.style](self, query)
             else:
@@ -89,21 +92,18 @@ class TurnRunner:
             if not isinstance(exc, (EnsembleError, ProviderError, BudgetExceeded)):
                 log.exception("turn failed unexpectedly")
             self.record.outcome = "failed"
-            self._commit(reply=None)
+            await self._commit(reply=None)
             self.emit(RunFailed(failure_message(exc)))
             return
         self.record.outcome = "final"
-        self._commit(reply=reply)
+        await self._commit(reply=reply)
         self.emit(FinalReplyReady(reply.text, reply.sources, self.mode))
 
-    def _begin(self) -> str:
-        """Record the input (or undo the last reply for a redo), then check that the prompts,
-        the providers and the PDF are ready. Returns the query this turn answers.
-
-        The input is recorded first, so a turn that cannot start is a failed turn like any
-        other: its input stays in place and an empty send retries it.
+    def _record_input(self) -> str:
+        """Record the input (or undo the last reply for a redo); returns the query this turn
+        answers. The input is recorded before any check, so a turn that cannot start is a
+        failed turn like any other: its input stays in place and an empty send retries it.
         """
-        workspace = self.engine.workspace
         query = strip_control(self.text).strip()
         if query:
             self.session.history.append(ChatMessage(role="user", text=query))
@@ -118,9 +118,11 @@ class TurnRunner:
         self.session.last_mode = self.mode.value
         self.session.last_style = self.style.value
         self.record.query = query
-        self._save()
-        self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
+        return query
 
+    def _check_ready(self) -> None:
+        """The prompts, the providers and the PDF this turn needs; raises with one line if not."""
+        workspace = self.engine.workspace
         multi = self.mode.is_multi
         workspace.prompts.check(
             self.participants,
@@ -134,7 +136,6 @@ class TurnRunner:
         if self.session.pdf_path:
             self.pdf = check_pdf(self.session.pdf_path)
             self.pdf_bytes = self.pdf.stat().st_size
-        return query
 
     def _check_providers(self) -> None:
         """A single mode needs its model; a multi mode needs the aggregator and one proposer.
@@ -155,14 +156,14 @@ class TurnRunner:
         for name in missing:
             self.emit(ProposerFailed(name, reasons[name]))
 
-    def _commit(self, reply: Reply | None) -> None:
+    async def _commit(self, reply: Reply | None) -> None:
         session = self.session
         session.last_outputs.update(self.outputs)
         session.resubmissions.extend(self.resubmissions)
         if reply is not None:
             session.history.append(ChatMessage(role="assistant", text=reply.text, sources=list(reply.sources)))
             self.record.artifacts.append(Artifact("final", "", reply.text, data={"sources": list(reply.sources)}))
-        self._save()
+        await self._save_in_background()
         self._finish_record()
 
     def _roll_back(self) -> None:
@@ -176,18 +177,28 @@ class TurnRunner:
         self._save()
         self._finish_record()
 
+    async def _save_in_background(self) -> None:
+        """Persist the session with the file writing off the loop; a failed write is reported,
+        never allowed to lose the turn."""
+        try:
+            await self.engine.workspace.persist_in_background()
+        except OSError as exc:
+            self._report_save_failure(exc)
+
     def _save(self) -> None:
-        """Persist the session; a failed write is reported, never allowed to lose the turn."""
+        """Persist the session now (a cancelled turn cannot wait for a thread)."""
         try:
             self.engine.workspace.persist()
         except OSError as exc:
-            where = exc.filename or self.engine.workspace.paths.root
-            self.emit(
-                Notice(
-                    f"Could not save {where} ({exc.strerror}) - free space or fix permissions; "
-                    "the chat is kept in memory."
-                )
+            self._report_save_failure(exc)
+
+    def _report_save_failure(self, exc: OSError) -> None:
+        where = exc.filename or self.engine.workspace.paths.root
+        self.emit(
+            Notice(
+                f"Could not save {where} ({exc.strerror}) - free space or fix permissions; the chat is kept in memory."
             )
+        )
 
     def _finish_record(self) -> None:
         if self.record.calls:

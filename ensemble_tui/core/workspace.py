@@ -6,8 +6,10 @@ single place where files are read at start and state changes are persisted.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from ensemble_tui.core.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
 from ensemble_tui.core.runlog import TurnRecord, append_turn
-from ensemble_tui.core.session import SessionData, SessionStore
+from ensemble_tui.core.session import SessionData, SessionSnapshot, SessionStore
 from ensemble_tui.core.settings import Settings, load_settings, save_settings
 
 log = logging.getLogger(__name__)
@@ -40,7 +42,10 @@ class Workspace:
     providers: dict[str, Provider] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)  # provider -> why (e.g. missing key)
     warnings: list[str] = field(default_factory=list)  # one line each, shown at start
-    config_problems: dict[str, str] = field(default_factory=dict)  # provider -> why its file is unusable
+    config_problems: dict[str, str] = field(default_factory=dict)
+    _write_lock: threading.Lock = field(
+        default_factory=threading.Lock, repr=False, compare=False
+    )  # provider -> why its file is unusable
 
     @classmethod
     def open(cls, root: Path, *, stale_after_s: float = 600.0) -> Workspace:
@@ -104,17 +109,26 @@ class Workspace:
         self.persist()
 
     def persist(self) -> None:
-        """Save the session (Session.json, transcript) and its copy in the run archive.
+        """Save the session (Session.json, transcript) and its copy in the run archive, now.
 
         Raises OSError if the files cannot be written; an archive that cannot be written
-        only costs the history screen, so that is logged, not raised. The session is serialised
-        once for both (it runs twice a turn on the app's event loop; a long chat is megabytes).
+        only costs the history screen, so that is logged, not raised.
         """
-        text = self.store.save(self.session)
-        try:
-            self.archive.save_session(self.session, data=text)
-        except sqlite3.Error as exc:
-            log.warning("cannot update the run archive: %s", exc)
+        self._write(self.store.snapshot(self.session))
+
+    async def persist_in_background(self) -> None:
+        """The same, with the writing (megabytes in a long chat, with fsync) done in a worker
+        thread so the app's loop keeps drawing. The session is rendered here, on the loop."""
+        await asyncio.to_thread(self._write, self.store.snapshot(self.session))
+
+    def _write(self, snapshot: SessionSnapshot) -> None:
+        with self._write_lock:  # files and archive move on together, in snapshot order
+            if not self.store.write(snapshot):
+                return  # a newer save got there first
+            try:
+                self.archive.save_session(snapshot)
+            except sqlite3.Error as exc:
+                log.warning("cannot update the run archive: %s", exc)
 
     def record_turn(self, record: TurnRecord) -> None:
         """Timings and costs to `Logs/`, the full record to the archive; neither may end a turn."""

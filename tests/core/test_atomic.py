@@ -31,3 +31,19 @@ def test_write_replaces_whole_file(tmp_path: Path) -> None:
     atomic_write_text(target, "long old content " * 100)
     atomic_write_text(target, "short")
     assert target.read_text() == "short"
+
+
+def test_an_older_snapshot_never_overwrites_a_newer_one(tmp_path: Path) -> None:
+    from ensemble_tui.core.home import seed_home
+    from ensemble_tui.core.session import ChatMessage, SessionData, SessionStore
+
+    store = SessionStore(seed_home(tmp_path / "home"))
+    session = SessionData()
+    session.history.append(ChatMessage(role="user", text="old state"))
+    older = store.snapshot(session)
+    session.history.append(ChatMessage(role="assistant", text="new state"))
+    newer = store.snapshot(session)
+    assert store.write(newer) is True
+    assert store.write(older) is False  # a slow worker thread finishing late
+    assert "new state" in store.paths.session_file.read_text()
+    assert "new state" in store.transcript_path(session).read_text()
