@@ -51,23 +51,15 @@ _VERSION_PART = re.compile(r"[-.:@_]")
 class AnthropicProvider(SdkProvider):
     base_url_env = "ANTHROPIC_BASE_URL"
 
-    _client_instance: Any = None
+    def _make_client(self) -> Any:
+        from anthropic import AsyncAnthropic
 
-    def _client(self) -> Any:
-        if self._client_instance is None:
-            from anthropic import AsyncAnthropic
-
-            self._client_instance = AsyncAnthropic(
-                api_key=self.credentials.key,
-                base_url=self.credentials.base_url or DEFAULT_BASE_URL,
-                max_retries=0,  # the engine owns retries
-                timeout=DEFAULT_TIMEOUT_S,
-            )
-        return self._client_instance
-
-    async def _close_client(self) -> None:
-        if self._client_instance is not None:
-            await self._client_instance.close()
+        return AsyncAnthropic(
+            api_key=self.credentials.key,
+            base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+            max_retries=0,  # the engine owns retries
+            timeout=DEFAULT_TIMEOUT_S,
+        )
 
     async def _upload_pdf(self, pdf: Path) -> str:
         data = await asyncio.to_thread(pdf.read_bytes)

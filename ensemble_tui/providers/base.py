@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
 from ensemble_tui.providers.credentials import Credentials
@@ -36,6 +36,7 @@ class SdkProvider:
     # PDF reached the model when that is not the obvious way (e.g. as extracted text). None: nothing
     # to say. Read it with `getattr(provider, "pdf_note", None)`: it is not part of the protocol.
     pdf_note: str | None = None
+    _client_instance: Any = None
 
     def __init__(self, label: str, credentials: Credentials, *, upload_timeout_s: float = UPLOAD_TIMEOUT_S) -> None:
         self.label = label
@@ -105,8 +106,18 @@ class SdkProvider:
     async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
         raise NotImplementedError
 
+    def _client(self) -> Any:
+        """The SDK client, built on first use: the SDK is imported only when a call needs it."""
+        if self._client_instance is None:
+            self._client_instance = self._make_client()
+        return self._client_instance
+
+    def _make_client(self) -> Any:
+        raise NotImplementedError
+
     async def _close_client(self) -> None:
-        return None
+        if self._client_instance is not None:
+            await self._client_instance.close()
 
 
 def first_user_index(messages: tuple[Turn, ...]) -> int | None:

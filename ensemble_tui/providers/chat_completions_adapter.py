@@ -58,8 +58,6 @@ class ChatOptions:
 class ChatCompletionsProvider(SdkProvider):
     base_url_env = None  # no SDK variable applies: the base URL comes from the configuration file
 
-    _client_instance: Any = None
-
     def __init__(self, label: str, credentials: Credentials, options: ChatOptions | None = None) -> None:
         super().__init__(label, credentials)
         self.options = options or ChatOptions()
@@ -72,24 +70,18 @@ class ChatCompletionsProvider(SdkProvider):
         options = ChatOptions(pdf, config.web_search, config.local, f"{label}.json")
         return cls(label, credentials, options)
 
-    def _client(self) -> Any:
-        if self._client_instance is None:
-            from openai import AsyncOpenAI, Omit
+    def _make_client(self) -> Any:
+        from openai import AsyncOpenAI, Omit
 
-            self._client_instance = AsyncOpenAI(
-                api_key=self.credentials.key,
-                base_url=self.credentials.base_url,
-                max_retries=0,  # the engine owns retries
-                timeout=DEFAULT_TIMEOUT_S,
-                # The SDK adds OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment as headers;
-                # they belong to the user's OpenAI account and must not go to another company.
-                default_headers={"OpenAI-Organization": Omit(), "OpenAI-Project": Omit()},  # type: ignore[dict-item]
-            )
-        return self._client_instance
-
-    async def _close_client(self) -> None:
-        if self._client_instance is not None:
-            await self._client_instance.close()
+        return AsyncOpenAI(
+            api_key=self.credentials.key,
+            base_url=self.credentials.base_url,
+            max_retries=0,  # the engine owns retries
+            timeout=DEFAULT_TIMEOUT_S,
+            # The SDK adds OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment as headers;
+            # they belong to the user's OpenAI account and must not go to another company.
+            default_headers={"OpenAI-Organization": Omit(), "OpenAI-Project": Omit()},  # type: ignore[dict-item]
+        )
 
     async def _upload_pdf(self, pdf: Path) -> str:
         """The PDF as message content: its extracted text, or its data URL for a `file` part."""

@@ -62,31 +62,28 @@ def _ms(seconds: float) -> int:
 class GeminiProvider(SdkProvider):
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
 
-    _genai_client: Any = None
     poll_first_s: float = POLL_FIRST_S
 
-    def _client(self) -> Any:
-        if self._genai_client is None:
-            import httpx2
-            from google import genai
-            from google.genai import types
+    def _make_client(self) -> Any:
+        import httpx2
+        from google import genai
+        from google.genai import types
 
-            self._genai_client = genai.Client(
-                api_key=self.credentials.key,
-                vertexai=False,
-                http_options=types.HttpOptions(
-                    base_url=self.credentials.base_url or DEFAULT_BASE_URL,
-                    timeout=_ms(DEFAULT_TIMEOUT_S),
-                    # An explicit transport pins httpx2 even when aiohttp is importable.
-                    # No retry_options: the SDK then makes one attempt, and the engine retries.
-                    async_client_args={"transport": httpx2.AsyncHTTPTransport()},
-                ),
-            )
-        return self._genai_client
+        return genai.Client(
+            api_key=self.credentials.key,
+            vertexai=False,
+            http_options=types.HttpOptions(
+                base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+                timeout=_ms(DEFAULT_TIMEOUT_S),
+                # An explicit transport pins httpx2 even when aiohttp is importable.
+                # No retry_options: the SDK then makes one attempt, and the engine retries.
+                async_client_args={"transport": httpx2.AsyncHTTPTransport()},
+            ),
+        )
 
     async def _close_client(self) -> None:
-        if self._genai_client is not None:
-            await self._genai_client.aio.aclose()
+        if self._client_instance is not None:
+            await self._client_instance.aio.aclose()
 
     async def _upload_pdf(self, pdf: Path) -> str:
         from google.genai import types

@@ -34,24 +34,16 @@ WEB_SEARCH_TOOL = {"type": "web_search"}
 class OpenAIProvider(SdkProvider):
     base_url_env = "OPENAI_BASE_URL"
 
-    _client_instance: Any = None
+    def _make_client(self) -> Any:
+        from openai import AsyncOpenAI
 
-    def _client(self) -> Any:
-        if self._client_instance is None:
-            from openai import AsyncOpenAI
-
-            self._client_instance = AsyncOpenAI(
-                api_key=self.credentials.key,
-                # explicit, so a `base_url` from the configuration file or a test's env wins
-                base_url=self.credentials.base_url or DEFAULT_BASE_URL,
-                max_retries=0,  # the engine owns retries
-                timeout=DEFAULT_TIMEOUT_S,
-            )
-        return self._client_instance
-
-    async def _close_client(self) -> None:
-        if self._client_instance is not None:
-            await self._client_instance.close()
+        return AsyncOpenAI(
+            api_key=self.credentials.key,
+            # explicit, so a `base_url` from the configuration file or a test's env wins
+            base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+            max_retries=0,  # the engine owns retries
+            timeout=DEFAULT_TIMEOUT_S,
+        )
 
     async def _upload_pdf(self, pdf: Path) -> str:
         data = await asyncio.to_thread(pdf.read_bytes)
