@@ -17,7 +17,8 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Header, TabbedContent, TabPane
 
 from ensemble_tui.core.config import PROVIDERS
 from ensemble_tui.core.engine import Engine
@@ -30,6 +31,7 @@ from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.archive_flow import ArchiveFlow
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, key_name, main_bindings
 from ensemble_tui.ui.chat_view import ChatNotice, NoticeKind
+from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
@@ -37,6 +39,7 @@ from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
 from ensemble_tui.ui.panes import pane_id_for_provider, panes, widget_key
 from ensemble_tui.ui.panes.attachments import AttachmentsPane
 from ensemble_tui.ui.panes.chat import ChatPane
+from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint
@@ -45,6 +48,7 @@ from ensemble_tui.ui.reply_actions import ReplyActions
 from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
 from ensemble_tui.ui.turn_flow import TurnFlow
 from ensemble_tui.ui.turns import ActiveTurn
+from ensemble_tui.ui.widgets.key_footer import KeyFooter
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +80,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         notifier: ReplyNotifier | None = None,
         folder_opener: Callable[[Path], bool] = open_folder,
         demo: bool = False,
+        collector: CollectorPolicy | None = None,
     ) -> None:
         super().__init__()
         self.workspace = workspace
@@ -91,6 +96,15 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self._run_counter = 0
         self._live_resubmissions: list[Resubmission] = []
         self._review_notice: ChatNotice | None = None
+        # The panes behind tabs, made in compose(); the app talks to them through these
+        # references because they are mounted lazily (see compose).
+        self._model_panes: dict[str, ModelPane] = {}
+        self._attachments: AttachmentsPane | None = None
+        self._resubmissions: ResubmissionsPane | None = None
+        self._settings_pane: SettingsPane | None = None
+        self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
+        # The garbage collector's schedule (ui/collector.py); left alone unless one is given.
+        self.collector = collector or CollectorPolicy(enabled=False)
 
     # ----- layout ----------------------------------------------------------------------------
 
@@ -100,22 +114,42 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         return (*PROVIDERS, *self.workspace.extra_providers)
 
     def compose(self) -> ComposeResult:
+        """The Chat pane is mounted with the app; every other pane is wrapped in a `LazyPane`
+        and mounted after the first frame, one per refresh (`_mount_next_pane`).
+
+        Start-up was three times a bare seven-tab app, mostly composing and styling panes
+        nobody sees yet (Settings alone is 70 widgets, its Selects the dearest). The app keeps
+        references to those panes and they keep what they are told until they are mounted,
+        so nothing has to wait for them; a query for a widget inside one finds it once mounted
+        (tests wait for that with `lazy_panes_mounted`).
+        """
         workspace = self.workspace
+        self._model_panes = {
+            provider: ModelPane(provider, run_key=self._run_key(provider), id=f"model-pane-{widget_key(provider)}")
+            for provider in self.model_providers
+        }
+        self._attachments = AttachmentsPane(id="attachments-pane")
+        self._resubmissions = ResubmissionsPane(id="resubmissions-pane")
+        self._settings_pane = SettingsPane(
+            workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane"
+        )
+        # Content(), not a str, for a model pane's title: TabPane parses a str title as
+        # markup, and provider labels come from files.
+        hidden: list[tuple[str, Content | str, Widget]] = [
+            *((pane_id_for_provider(p), Content(strip_control(p)), pane) for p, pane in self._model_panes.items()),
+            ("attachments", "Attachments", self._attachments),
+            ("resubmissions", "Resubmissions", self._resubmissions),
+            ("settings", "Settings", self._settings_pane),
+        ]
+        self._lazy_panes = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
         yield Header()
         with TabbedContent(id="panes", initial="chat"):
             with TabPane("Chat", id="chat"):
                 yield ChatPane(self.style, id="chat-pane")
-            for provider in self.model_providers:
-                # Content(), not a str: TabPane parses a str title as markup, and labels come from files.
-                with TabPane(Content(strip_control(provider)), id=pane_id_for_provider(provider)):
-                    yield ModelPane(provider, run_key=self._run_key(provider), id=f"model-pane-{widget_key(provider)}")
-            with TabPane("Attachments", id="attachments"):
-                yield AttachmentsPane(id="attachments-pane")
-            with TabPane("Resubmissions", id="resubmissions"):
-                yield ResubmissionsPane(id="resubmissions-pane")
-            with TabPane("Settings", id="settings"):
-                yield SettingsPane(workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane")
-        yield Footer(compact=True)
+            for pane_id, title, _widget in hidden:
+                with TabPane(title, id=pane_id):
+                    yield self._lazy_panes[pane_id]
+        yield KeyFooter(compact=True)
 
     def _run_key(self, provider: str) -> str | None:
         """The Shift+F key that runs an added provider alone (None: a built-in, or beyond the keys)."""
@@ -132,15 +166,23 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         return self.query_one("#panes", TabbedContent)
 
     def model_pane(self, provider: str) -> ModelPane:
-        return self.query_one(f"#model-pane-{widget_key(provider)}", ModelPane)
+        """`provider`'s pane, mounted or not yet (KeyError for a provider without one)."""
+        return self._model_panes[provider]
 
     @property
     def attachments(self) -> AttachmentsPane:
-        return self.query_one(AttachmentsPane)
+        assert self._attachments is not None, "made in compose()"
+        return self._attachments
 
     @property
     def resubmissions(self) -> ResubmissionsPane:
-        return self.query_one(ResubmissionsPane)
+        assert self._resubmissions is not None, "made in compose()"
+        return self._resubmissions
+
+    @property
+    def settings_pane(self) -> SettingsPane:
+        assert self._settings_pane is not None, "made in compose()"
+        return self._settings_pane
 
     # ----- start-up --------------------------------------------------------------------------
 
@@ -158,6 +200,21 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         if self._initial_pdf:
             self.select_pdf_path(self._initial_pdf, announce=False)
         self.chat.input.focus()
+        self.call_after_refresh(self._mount_next_pane)
+
+    async def _mount_next_pane(self) -> None:
+        """Mount the next pane still waiting in its LazyPane, then schedule the one after it
+        for after the next refresh: one pane per frame, so the first complete frame (the
+        footer's keys) is not held up and typed keys are handled between panes."""
+        waiting = self.query(LazyPane)
+        if not waiting:
+            self.collector.settle()  # start-up is over: freeze what lives as long as the app
+            return
+        await waiting.first().mount_pane()
+        self.call_after_refresh(self._mount_next_pane)
+
+    def on_unmount(self) -> None:
+        self.collector.release()  # full collections back on (even if quitting mid-turn), nothing frozen
 
     def _show_session(self) -> None:
         """Paint every pane from the workspace's session (at start and after a new chat)."""
@@ -282,7 +339,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
 
     @on(SettingsPane.SettingChanged)
     def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
-        pane = self.query_one(SettingsPane)
+        pane = self.settings_pane
         try:
             settings = self.workspace.update_settings(**{event.name: event.value})
         except (ValueError, OSError) as exc:
@@ -306,11 +363,28 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         """Switch panes and move the focus into the new one.
 
         Focus must move too: when the focused widget is hidden, Textual hands focus to a
-        neighbour, and TabbedContent re-activates whichever pane that neighbour is in.
+        neighbour, and TabbedContent re-activates whichever pane that neighbour is in. A pane
+        still waiting for its lazy mount (the first moments after start) takes the focus once
+        mounted: a callback queued on its widget runs after the widget's Mount.
         """
         if self.tabs.active == pane_id:
             return
         self.tabs.active = pane_id
+        placeholder = self._lazy_panes.get(pane_id)
+        if placeholder is not None and not placeholder.pane.is_mounted:
+            # The first moments after start: mount it now, ahead of its turn, and focus it once
+            # mounted (a callback queued on a widget runs after its Mount). Until then nothing
+            # is focused, so Textual cannot switch back to the pane of a focused neighbour.
+            self.set_focus(None)
+            self.call_later(placeholder.mount_pane)
+            placeholder.pane.call_later(self._focus_pane, pane_id)
+            return
+        self._focus_pane(pane_id)
+
+    def _focus_pane(self, pane_id: str) -> None:
+        """Focus the first focusable widget of the pane shown (if it is still the one shown)."""
+        if self.tabs.active != pane_id:
+            return
         pane = self.tabs.get_pane(pane_id)
         target = (
             self.chat.input

@@ -3,6 +3,8 @@
 A mixin of EnsembleApp (like TurnFlow), so the app module stays about layout. Everything here
 reads `Workspace.archive` (SQLite) on demand; a database that cannot be read costs a toast,
 never the app. Handlers are found by name because `@on` only registers on Textual classes.
+The screens and the exporter are imported when first used: the exporter brings markdown_it,
+and together they were ~35 ms of the app's start-up.
 """
 
 from __future__ import annotations
@@ -15,17 +17,16 @@ from typing import TYPE_CHECKING
 
 from ensemble_tui.core.archive import StoredTurn
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.export import ExportFormat, export_session, export_turn, write_export
 from ensemble_tui.core.runlog import TurnRecord
 from ensemble_tui.ui.rendering import display_path
-from ensemble_tui.ui.screens.history import HistoryScreen
-from ensemble_tui.ui.screens.report import ReportScreen
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from ensemble_tui.core.export import ExportFormat
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.ui.panes.chat import ChatPane
+    from ensemble_tui.ui.screens.report import ReportScreen
 
     _Base = App[int]
 else:
@@ -68,6 +69,8 @@ class ArchiveFlow(_Base):
         if not turns:
             self.notify(NO_RUNS, markup=False)
             return
+        from ensemble_tui.ui.screens.report import ReportScreen
+
         self.push_screen(ReportScreen(turns, self.workspace.extra_providers))
 
     def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
@@ -80,12 +83,16 @@ class ArchiveFlow(_Base):
     # ----- exports ---------------------------------------------------------------------------
 
     def export_run(self, record: TurnRecord, number: int, fmt: ExportFormat) -> Path | None:
+        from ensemble_tui.core.export import export_turn
+
         return self._write(f"{record.session}-run-{number}", fmt, lambda: export_turn(record, fmt))
 
     def export_chat(self, fmt: ExportFormat) -> Path | None:
         turns = self.session_turns()
         if turns is None:
             return None
+        from ensemble_tui.core.export import export_session
+
         session = self.workspace.session
         records = [stored.record for stored in turns]
         return self._write(f"{session.id}-chat", fmt, lambda: export_session(session, records, fmt))
@@ -103,6 +110,8 @@ class ArchiveFlow(_Base):
         self.export_chat(fmt)
 
     def _write(self, stem: str, fmt: ExportFormat, render: Callable[[], str]) -> Path | None:
+        from ensemble_tui.core.export import write_export
+
         try:
             path = write_export(self.workspace.paths.exports, stem, fmt, render())
         except OSError as exc:
@@ -119,6 +128,8 @@ class ArchiveFlow(_Base):
         except sqlite3.Error as exc:
             self._archive_failed("Cannot read the history", exc)
             return
+        from ensemble_tui.ui.screens.history import HistoryScreen
+
         self.push_screen(HistoryScreen(sessions, self.workspace.session.id), self._history_chosen)
 
     async def _history_chosen(self, session_id: str | None) -> None:

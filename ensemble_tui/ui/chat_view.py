@@ -5,6 +5,10 @@ than a `textual.widgets.Markdown`, see DESIGN.md). Only the newest `BATCH` messa
 when a chat opens; older ones are mounted a batch at a time on request, so opening a 200-turn
 chat costs the same as opening a 20-turn one. Notices (errors, the budget stop, warnings) are
 lines between messages that belong to this run of the app only; they are not in the history.
+
+The log is anchored to its end (Textual's `anchor()`), so the frame that first lays out a new
+message already shows it; scrolling to the end after a refresh instead missed one new reply in
+three (the refresh came before the mount had finished) and cost a second layout pass.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ from typing import Any, Literal
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
-from textual.containers import VerticalScroll
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from ensemble_tui.core.session import ChatMessage
-from ensemble_tui.ui.rendering import keep_line_breaks, markdown, plain
+from ensemble_tui.ui.rendering import RenderedOnce, keep_line_breaks, markdown, plain
 
 BATCH = 20
 # Opening a chat mounts the newest messages up to about this much text (a few screens), at
@@ -31,15 +36,20 @@ _NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info
 
 
 def message_renderable(message: ChatMessage) -> RenderableType:
-    """A message as shown: Markdown, then its sources as plain lines (never as live links)."""
+    """A message as shown: Markdown, then its sources as plain lines (never as live links).
+
+    Rendered once per width (RenderedOnce), not once to measure and again to draw: this is in
+    the frame that first shows a new reply. Plain text (a message too long for Markdown) is
+    left as Text, which Textual renders cheaply itself.
+    """
     body = markdown(keep_line_breaks(message.text) if message.role == "user" else message.text)
     if not message.sources:
-        return body
+        return body if isinstance(body, Text) else RenderedOnce(body)
     sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
     for number, url in enumerate(message.sources, start=1):
         sources.append(f"\n {number}. ")
         sources.append_text(plain(url))
-    return Group(body, Text(""), sources)
+    return RenderedOnce(Group(body, Text(""), sources))
 
 
 def opening_start(items: Sequence[Any]) -> int:
@@ -104,7 +114,24 @@ class EarlierButton(Button):
 
 class MessageLog(VerticalScroll):
     """A scrolling list mirroring a list of items (chat messages, resubmissions) that only
-    changes at its end; entries are mounted lazily from the end."""
+    changes at its end; entries are mounted lazily from the end.
+
+    A log in a lazily mounted pane (Resubmissions) may be given its items before it is
+    mounted: it keeps them and mounts their entries when it is mounted itself.
+
+    The entries live in one body container at least as tall as the log. The log is anchored
+    (see `_scroll_to_newest`), and Textual anchors by aligning the bottom of the content with
+    the bottom of the view, which would push a short log down to the bottom; a body that fills
+    the view keeps a short log at the top, as it always was, and changes nothing once it
+    overflows.
+    """
+
+    DEFAULT_CSS = """
+    MessageLog > .message-log-body {
+        height: auto;
+        min-height: 100%;
+    }
+    """
 
     def __init__(
         self,
@@ -119,7 +146,12 @@ class MessageLog(VerticalScroll):
         self._entries: list[LogEntry] = []
         self._first_shown = 0
         self._empty_hint = empty_hint
-        self._end_pending = False
+        self._can_mount = False  # set on mount: before that, show() and sync() only keep the items
+        self._pending: list[Any] | None = None  # items given before mount
+        self._body = Vertical(classes="message-log-body")
+
+    def compose(self) -> ComposeResult:
+        yield self._body
 
     @property
     def hidden_count(self) -> int:
@@ -130,9 +162,20 @@ class MessageLog(VerticalScroll):
     def entries(self) -> list[LogEntry]:
         return list(self._entries)
 
+    def on_mount(self) -> None:
+        if not self._body.is_attached:
+            return  # mounted as the app quits: the body was never mounted
+        self._can_mount = True
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.show(pending)
+
     def show(self, history: Sequence[Any]) -> None:
         """Replace everything (a new chat, or the session at start) with `history`."""
-        self.remove_children()
+        if not self._can_mount:
+            self._pending = list(history)
+            return
+        self._body.remove_children()
         self._messages = list(history)
         self._first_shown = opening_start(self._messages)
         self._entries = [self._entry_factory(message) for message in self._messages[self._first_shown :]]
@@ -141,7 +184,7 @@ class MessageLog(VerticalScroll):
             widgets.append(self._earlier_button())
         elif not self._entries and self._empty_hint:
             widgets.append(Static(plain(self._empty_hint), classes="empty-hint"))
-        self.mount_all([*widgets, *self._entries])
+        self._body.mount_all([*widgets, *self._entries])
         self._scroll_to_newest()
 
     def sync(self, history: Sequence[Any]) -> None:
@@ -149,6 +192,9 @@ class MessageLog(VerticalScroll):
 
         Messages after the first difference are removed and the rest mounted; notices stay.
         """
+        if not self._can_mount:
+            self._pending = list(history)
+            return
         common = 0
         limit = min(len(self._messages), len(history))
         shown = self._messages
@@ -166,7 +212,7 @@ class MessageLog(VerticalScroll):
         if fresh:
             self.query(".empty-hint").remove()
             self._entries.extend(fresh)
-            self.mount_all(fresh)
+            self._body.mount_all(fresh)
             self._scroll_to_newest()
 
     def add_notice(self, text: str, kind: NoticeKind = "info") -> ChatNotice:
@@ -177,25 +223,30 @@ class MessageLog(VerticalScroll):
     def add_widget(self, widget: Static) -> None:
         """Mount a notice-like widget after everything shown (it stays when the log is synced)."""
         self.query(".empty-hint").remove()
-        self.mount(widget)
+        self._body.mount(widget)
         self._scroll_to_newest()
 
     def load_earlier(self) -> int:
         """Mount up to BATCH older messages above those shown; returns how many."""
         if not self._first_shown:
             return 0
+        self.release_anchor()  # or the compositor would pull the view back to the end
         start = max(0, self._first_shown - BATCH)
         older = [self._entry_factory(message) for message in self._messages[start : self._first_shown]]
         self._first_shown = start
-        old_height, old_y = self.virtual_size.height, self.scroll_y
+        # Keep the view where it was: the first entry shown so far stays at the same place on
+        # screen, however much was mounted above it.
+        first, old_y = (self._entries[0] if self._entries else None), self.scroll_y
+        first_y = first.virtual_region.y if first is not None else 0
         self.query(EarlierButton).remove()
-        self.mount_all(older, before=0)
+        self._body.mount_all(older, before=0)
         self._entries[:0] = older
         if self._first_shown:
-            self.mount(self._earlier_button(), before=0)
+            self._body.mount(self._earlier_button(), before=0)
 
         def keep_place() -> None:
-            self.scroll_to(y=old_y + self.virtual_size.height - old_height, animate=False)
+            moved = first.virtual_region.y - first_y if first is not None else 0
+            self.scroll_to(y=old_y + moved, animate=False)
 
         self.call_after_refresh(keep_place)
         return len(older)
@@ -207,19 +258,14 @@ class MessageLog(VerticalScroll):
         )
 
     def _scroll_to_newest(self) -> None:
-        """Scroll to the end once the new entries have been measured (after the next refresh);
-        a log in a hidden pane does it when it is next shown."""
-        self._end_pending = True
-        self.call_after_refresh(self._scroll_end_if_shown)
+        """Bring the newest entry into view, in the frame that first lays it out.
 
-    def _scroll_end_if_shown(self) -> None:
-        if self._end_pending and self.size.height:
-            self._end_pending = False
-            self.scroll_end(animate=False, immediate=True)
-
-    def on_show(self) -> None:
-        if self._end_pending:
-            self.call_after_refresh(self._scroll_end_if_shown)
+        Anchoring makes the compositor scroll the log to its end while it arranges the new
+        entries, however long their mount takes; calling it again re-anchors a log the user had
+        scrolled up in, so a new message always comes into view. A log in a hidden pane stays
+        anchored and is laid out at its end when it is shown.
+        """
+        self.anchor()
 
     @on(EarlierButton.Pressed)
     def _earlier_pressed(self, event: Button.Pressed) -> None:

@@ -3,7 +3,9 @@
 They are system commands, so they sit beside Textual's own (Theme, Quit, Keys, ...) and show
 when the palette opens with an empty search. Over the run report, the palette offers that
 screen's exports instead: the main screen's commands must not run behind it. The palette reads
-titles and help as markup, so provider labels (from configuration files) are escaped.
+titles and help as markup, so provider labels (from configuration files) are escaped. The
+report screen and the export formats are imported when the palette opens, not at start-up
+(they bring the exporter, and with it markdown_it).
 """
 
 from __future__ import annotations
@@ -16,18 +18,20 @@ from textual.app import SystemCommand
 from textual.markup import escape
 from textual.screen import Screen
 
-from ensemble_tui.core.export import FORMATS
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, STYLE_KEYS, key_name
 from ensemble_tui.ui.panes import panes
-from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES, ExportChoice
-from ensemble_tui.ui.screens.report import ReportScreen
 
 if TYPE_CHECKING:
     from ensemble_tui.ui.app import EnsembleApp
+    from ensemble_tui.ui.screens.report import ReportScreen
 
 
 def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> Iterator[SystemCommand]:
+    from ensemble_tui.core.export import FORMATS
+    from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES
+    from ensemble_tui.ui.screens.report import ReportScreen
+
     if isinstance(screen, ReportScreen):
         yield from report_commands(app, screen)
         return
@@ -84,6 +88,10 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
 
 def report_commands(app: EnsembleApp, screen: ReportScreen) -> Iterator[SystemCommand]:
     """Exports of the run shown and of the whole chat, as the report screen's `e` offers."""
+    from ensemble_tui.core.export import FORMATS
+    from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES, ExportChoice
+    from ensemble_tui.ui.screens.report import ReportScreen
+
     for fmt in FORMATS:
         yield SystemCommand(
             f"Export this run as {FORMAT_NAMES[fmt]}",

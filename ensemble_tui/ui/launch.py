@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.notify import ReplyNotifier, SystemNotifier
 
 LOG_FILE = "ensemble-tui.log"
@@ -20,8 +21,12 @@ def build_app(
     demo: bool = False,
     notifier: ReplyNotifier | None = None,
 ) -> EnsembleApp:
-    """The one app factory, shared by the command line and the snapshot tests."""
-    return EnsembleApp(workspace, pdf=pdf, demo=demo, notifier=notifier)
+    """The one app factory, shared by the command line and the snapshot tests.
+
+    The app it builds owns its process, so it also schedules the garbage collector (no full
+    collection in the middle of a turn; see ui/collector.py).
+    """
+    return EnsembleApp(workspace, pdf=pdf, demo=demo, notifier=notifier, collector=CollectorPolicy())
 
 
 def configure_logging(logs: Path) -> None:

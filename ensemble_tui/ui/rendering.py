@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import RenderableType
-from rich.markdown import Markdown
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 
 from ensemble_tui.core.sanitize import strip_control
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 # Above this size a message is shown as plain text, and beyond the display limit it is cut:
 # wrapping 1 MB of text takes about half a second, and a hostile reply must not freeze the app.
@@ -37,12 +41,93 @@ def markdown(text: str) -> RenderableType:
     """Markdown for a chat message; plain text when the message is too large to format cheaply."""
     clean = strip_control(text)
     if len(clean) > MARKDOWN_LIMIT_CHARS:
-        shown = Text(clean[:DISPLAY_LIMIT_CHARS], end="")
-        if len(clean) > DISPLAY_LIMIT_CHARS:
-            hidden = len(clean) - DISPLAY_LIMIT_CHARS
-            shown.append(f"\n\n… {hidden:,} more characters not shown here.", style="italic")
-        return shown
+        return _cut_plain(clean)
+    return _parse_markdown(clean)
+
+
+def deferred_markdown(text: str) -> DeferredMarkdown:
+    """Like `markdown`, but made only when first drawn (see DeferredMarkdown): for text in a
+    pane that may never be looked at."""
+    return DeferredMarkdown(strip_control(text))
+
+
+class RenderedOnce:
+    """A renderable that keeps what it rendered for the last set of console options.
+
+    Textual renders a Rich renderable twice for every width it is laid out at: once to count
+    its lines (the widget's height), once to draw them. For a reply with a table and
+    highlighted code each pass costs ~5 ms, on the event loop, in the frame that shows the
+    reply. What is wrapped here renders the same for the same options (Rich's default theme
+    and a fixed code theme; Markdown ignores the height it is offered), so the second pass
+    reuses the first: one render per width.
+    """
+
+    def __init__(self, renderable: RenderableType | None = None) -> None:
+        self.renderable = renderable
+        self._key: tuple[object, ...] | None = None
+        self._segments: list[Segment] = []
+
+    def content(self) -> RenderableType:
+        """What to render (a subclass may build it on first use)."""
+        assert self.renderable is not None
+        return self.renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key = (
+            options.max_width,
+            options.min_width,
+            options.justify,
+            options.overflow,
+            options.no_wrap,
+            options.highlight,
+            options.markup,
+            console.color_system,
+        )
+        if key != self._key:
+            self._segments = list(console.render(self.content(), options.update(height=None)))
+            self._key = key
+        return self._segments
+
+
+class DeferredMarkdown(RenderedOnce):
+    """Markdown that is parsed the first time it is drawn, not when it is made; plain text
+    (cut at the display limit) if it is longer than MARKDOWN_LIMIT_CHARS, made then too.
+
+    Rich parses in `Markdown.__init__`, so building the renderable for a hidden pane cost the
+    whole parse although nothing showed it; even plain `Text` scans a long text when it is
+    made (~15 ms for a 200 KB synthesis request). Textual draws (and measures) a widget only
+    when it is laid out, which a widget in a hidden TabPane is not; so with this wrapper a model
+    pane's output is rendered when that pane is shown, and an output replaced before then never
+    is. `text` must already be free of control characters.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+        self._parsed: RenderableType | None = None
+
+    def content(self) -> RenderableType:
+        if self._parsed is None:
+            too_long = len(self.text) > MARKDOWN_LIMIT_CHARS
+            self._parsed = _cut_plain(self.text) if too_long else _parse_markdown(self.text)
+        return self._parsed
+
+
+def _parse_markdown(clean: str) -> Markdown:
+    """Rich Markdown with links as plain text. Imported here, on first use: `rich.markdown`
+    pulls in markdown_it and pygments (~40 ms), which an empty chat does not need to start."""
+    from rich.markdown import Markdown
+
     return Markdown(clean, code_theme=CODE_THEME, hyperlinks=False)
+
+
+def _cut_plain(clean: str) -> Text:
+    """Text too long to format: shown as written, cut at the display limit."""
+    shown = Text(clean[:DISPLAY_LIMIT_CHARS], end="")
+    if len(clean) > DISPLAY_LIMIT_CHARS:
+        hidden = len(clean) - DISPLAY_LIMIT_CHARS
+        shown.append(f"\n\n… {hidden:,} more characters not shown here.", style="italic")
+    return shown
 
 
 def http_links(*texts: str) -> list[str]:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ensemble_tui.core.engine import Engine
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.ui.chat_view import NoticeKind
+    from ensemble_tui.ui.collector import CollectorPolicy
     from ensemble_tui.ui.notify import ReplyNotifier
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.panes.model import ModelPane
@@ -42,6 +43,8 @@ else:
     _Base = object
 
 log = logging.getLogger(__name__)
+
+SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/collector.py)
 
 
 class TurnFlow(_Base):
@@ -57,6 +60,7 @@ class TurnFlow(_Base):
         _run_counter: int
         _review_notice: ChatNotice | None
         _live_resubmissions: list[Resubmission]
+        collector: CollectorPolicy
         chat: ChatPane
         resubmissions: ResubmissionsPane
 
@@ -147,6 +151,7 @@ class TurnFlow(_Base):
         self.show_pane("chat")
         self.chat.status.start(f"Starting {turn.label}…")
         self._mark_actions()
+        self.collector.pause()  # no full collection mid-turn (see ui/collector.py)
         turn.worker = self._drive_turn(turn)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
@@ -171,6 +176,7 @@ class TurnFlow(_Base):
             except (WorkerCancelled, WorkerFailed, WorkerError):
                 pass
         self.chat.status.stop("Cancelled - nothing of that run was kept.")
+        self.call_after_refresh(self._collect_between_turns)
         return turn.text
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -203,6 +209,19 @@ class TurnFlow(_Base):
         self.chat.status.set_cost(session.cost_usd)
         self._refresh_model_panes()
         self._mark_actions()
+        self.call_after_refresh(self._collect_between_turns)
+
+    def _collect_between_turns(self) -> None:
+        """Full collections wait until the app has been idle for a moment after the turn
+        (not on the reply's frame, nor on keys typed as it arrives): then one runs, and what
+        a first use of an SDK left behind is frozen. Back-to-back turns keep waiting."""
+        if self.turn is None:
+            self.set_timer(SETTLE_DELAY_S, self._settle_if_idle)
+
+    def _settle_if_idle(self) -> None:
+        if self.turn is None:
+            self.collector.resume()
+            self.collector.settle()
 
     # ----- engine events -------------------------------------------------------------------
 

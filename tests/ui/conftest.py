@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -18,6 +20,7 @@ from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
+from ensemble_tui.ui.panes.lazy import LazyPane
 from tests.core.scripted import ScriptedProvider
 
 SIZE = (120, 40)
@@ -34,6 +37,25 @@ class FolderOpener:
     def __call__(self, path: Path) -> bool:
         self.opened.append(path)
         return False
+
+
+@pytest.fixture(autouse=True)
+def panes_mounted_at_start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run_test()` hands over the app once every pane is mounted, as a user sees it a few frames
+    after start: the app mounts all but the Chat pane after its first frame (ui/panes/lazy.py),
+    and a test that looks inside one at once would depend on the machine's speed. A test of
+    those first frames is marked `first_frames` and gets the app as it comes."""
+    if request.node.get_closest_marker("first_frames"):
+        return
+    original = EnsembleApp.run_test
+
+    @asynccontextmanager
+    async def run_test(self: EnsembleApp, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot]:
+        async with original(self, *args, **kwargs) as pilot:
+            await lazy_panes_mounted(pilot)
+            yield pilot
+
+    monkeypatch.setattr(EnsembleApp, "run_test", run_test)
 
 
 @pytest.fixture
@@ -81,6 +103,13 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
         if loop.time() > deadline:
             raise AssertionError("condition not reached in time")
         await pilot.pause(0.01)
+
+
+async def lazy_panes_mounted(pilot: Pilot) -> None:
+    """Wait until the panes the app mounts just after its first frame (each in a LazyPane)
+    are mounted: only the Chat pane is there when `run_test()` starts, so a test that looks
+    inside another pane at once waits for this first."""
+    await wait_until(pilot, lambda: not pilot.app.query(LazyPane))
 
 
 async def type_text(pilot: Pilot, text: str) -> None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual_fspicker import FileOpen
 
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.ui.chat_view import BATCH, ChatEntry, ChatNotice, EarlierButton
+from ensemble_tui.ui.panes import pane_id_for_provider
+from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
+from ensemble_tui.ui.panes.settings import SettingsPane
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 
@@ -170,6 +174,30 @@ async def test_the_previous_session_is_restored_lazily(workspace, chatty, make_a
         await settle(pilot)
         texts = [e.message.text for e in app.query(ChatEntry)]
         assert texts[-2:] == ["One more", "Claude answer"]
+
+
+@pytest.mark.first_frames
+async def test_a_pane_chosen_in_the_first_frames_opens_with_the_focus_in_it(workspace, chatty, make_app):
+    workspace.session.last_outputs = {"Claude": ModelOutput(query="Q", text="Earlier Claude text", model="m")}
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")  # at once: the pane may still be waiting for its mount
+        await wait_until(pilot, lambda: bool(app.query(SettingsPane)) and app.focused is not None)
+        assert app.tabs.active == "settings"
+        assert app.focused is app.settings_pane, "the focus is in the pane shown"
+        await wait_until(pilot, lambda: not app.query(LazyPane))
+        assert app.tabs.active == "settings", "the panes mounted after it did not take the view away"
+        app.show_pane(pane_id_for_provider("Claude"))
+        await pilot.pause()
+        assert "Earlier Claude text" in app.export_screenshot().replace("&#160;", " ")
+
+
+@pytest.mark.first_frames
+async def test_quitting_in_the_first_frames_is_clean(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+q")
+    assert app.return_code == 0
 
 
 async def test_start_up_warnings_are_shown_once(workspace, chatty, make_app):

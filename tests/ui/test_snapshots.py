@@ -1,7 +1,8 @@
 """SVG snapshots pinning the layout of each pane, and of the run report, at 120x40.
 
 Deterministic by construction: a fixed session id, HOME pointing at the test folder (paths show
-as ~/...), no run in flight (so no spinner or clock), and scripted data only.
+as ~/...), no run in flight (so no spinner or clock), scripted data only, and a cursor that does
+not blink (see steady_cursor).
 Update with: pytest tests/ui/test_snapshots.py --snapshot-update
 """
 
@@ -61,6 +62,19 @@ def snapshot_app(workspace, scripted, sample_pdf, monkeypatch, tmp_path):
     return EnsembleApp(workspace, notifier=RecordingNotifier(), folder_opener=lambda _path: False)
 
 
+async def steady_cursor(pilot) -> None:
+    """Stop the focused widget's cursor blinking, so it is drawn whenever the screenshot is taken.
+
+    The question box's cursor blinks every 0.5 s; the snapshots show it drawn, which held only
+    while the screenshot came within the first half second. Hidden panes now mount after the
+    first frame, which can push it past that on a busy machine.
+    """
+    focused = pilot.app.focused
+    if focused is not None and hasattr(focused, "cursor_blink"):
+        focused.cursor_blink = False
+        await pilot.pause()
+
+
 def show(pane_id: str):
     async def run_before(pilot) -> None:
         # The snapshot harness may call this before the app's on_mount has put the focus in the
@@ -69,6 +83,7 @@ def show(pane_id: str):
         pilot.app.show_pane(pane_id)
         await pilot.pause()
         assert pilot.app.tabs.active == pane_id
+        await steady_cursor(pilot)
 
     return run_before
 
@@ -81,7 +96,12 @@ def test_pane_layout(snap_compare, snapshot_app, pane_id):
 def test_empty_chat_layout(snap_compare, workspace):
     workspace.session.id = "2026-01-02_09-30-00"
     app = EnsembleApp(workspace, notifier=RecordingNotifier())
-    assert snap_compare(app, terminal_size=SIZE)
+
+    async def started(pilot) -> None:
+        await pilot.pause()  # start-up done: the question box has the focus
+        await steady_cursor(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=started)
 
 
 def vote_record(session_id: str) -> TurnRecord:

@@ -1,4 +1,8 @@
-"""The Attachments pane: the session PDF (path, size, pages) and the buttons to change it."""
+"""The Attachments pane: the session PDF (path, size, pages) and the buttons to change it.
+
+The app mounts this pane lazily (after the first frame) but tells it about the PDF at start, so
+`show_pdf` and `show_error` record what to show and the pane paints it once it is mounted.
+"""
 
 from __future__ import annotations
 
@@ -37,13 +41,23 @@ class AttachmentsPane(Vertical):
     class ClearRequested(Message):
         """The user wants to continue without a PDF."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._info: PdfInfo | None = None
+        self._error: str | None = None
+        self._can_paint = False  # set on mount
+        # Held here, not queried: a pane mounted as the app quits may never get its children.
+        self._pdf_info = Static(Text("No PDF selected."), id="pdf-info")
+        self._pdf_error = Static("", id="pdf-error")
+        self._clear_button = Button("Remove", id="clear-pdf")
+
     def compose(self) -> ComposeResult:
         yield Static(Text("Session PDF", style="bold"), classes="pane-title")
-        yield Static(Text("No PDF selected."), id="pdf-info")
-        yield Static("", id="pdf-error")
+        yield self._pdf_info
+        yield self._pdf_error
         with Horizontal(id="pdf-buttons"):
             yield Button("Select PDF…", id="select-pdf", variant="primary")
-            yield Button("Remove", id="clear-pdf")
+            yield self._clear_button
         yield Static(plain(HINT), classes="pane-hint")
 
     @on(Button.Pressed, "#select-pdf")
@@ -56,16 +70,35 @@ class AttachmentsPane(Vertical):
         event.stop()
         self.post_message(self.ClearRequested())
 
+    def on_mount(self) -> None:
+        self._can_paint = True
+        self._paint_pdf()
+        self._paint_error()
+
     def show_pdf(self, info: PdfInfo | None) -> None:
-        self.query_one("#pdf-info", Static).update(describe_pdf(info) if info else Text("No PDF selected."))
-        self.query_one("#clear-pdf", Button).disabled = info is None
+        self._info = info
+        if self._can_paint:
+            self._paint_pdf()
         self.show_error(None)
 
     def show_error(self, message: str | None) -> None:
-        error = self.query_one("#pdf-error", Static)
-        error.update(plain(f"✖ {message}") if message else "")
-        error.display = bool(message)
+        self._error = message
+        if self._can_paint:
+            self._paint_error()
 
     @property
     def error_text(self) -> str:
-        return str(self.query_one("#pdf-error", Static).content)
+        """The error line as shown ("" when there is none), painted or not yet."""
+        return self._error_line().plain if self._error else ""
+
+    def _paint_pdf(self) -> None:
+        info = self._info
+        self._pdf_info.update(describe_pdf(info) if info else Text("No PDF selected."))
+        self._clear_button.disabled = info is None
+
+    def _paint_error(self) -> None:
+        self._pdf_error.update(self._error_line() if self._error else "")
+        self._pdf_error.display = bool(self._error)
+
+    def _error_line(self) -> Text:
+        return plain(f"✖ {self._error}")

@@ -1,0 +1,94 @@
+"""The garbage collector's schedule: no full collection during a turn, long-lived objects frozen
+between turns, everything handed back when the app closes (these tests run many apps in one
+process)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from ensemble_tui.ui.collector import NO_FULL_COLLECTION, CollectorPolicy
+from tests.core.scripted import Hang
+from tests.ui.conftest import SIZE, settle, type_text, wait_until
+
+
+@pytest.fixture
+def collector_state() -> Iterator[tuple[int, int, int]]:
+    """Whatever a test does, the process's collector is left as it was found."""
+    threshold = gc.get_threshold()
+    assert gc.get_freeze_count() == 0, "another test left objects frozen"
+    assert threshold[2] != NO_FULL_COLLECTION, "another test left full collections off"
+    yield threshold
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+
+
+def full_collections_allowed() -> bool:
+    return gc.get_threshold()[2] != NO_FULL_COLLECTION
+
+
+def test_pause_holds_off_full_collections_only_and_resume_restores(collector_state):
+    policy = CollectorPolicy()
+    policy.pause()
+    assert policy.paused and gc.isenabled()
+    assert gc.get_threshold()[:2] == collector_state[:2] and not full_collections_allowed()
+    assert not policy.settle(threshold=0), "nothing is frozen while a turn runs"
+    policy.resume()
+    assert not policy.paused and gc.get_threshold() == collector_state
+
+
+def test_settle_collects_and_freezes_above_the_threshold_and_release_hands_back(collector_state):
+    policy = CollectorPolicy()
+    assert not policy.settle(threshold=10**9)
+    assert gc.get_freeze_count() == 0
+    assert policy.settle(threshold=0)
+    assert gc.get_freeze_count() > 0
+    policy.release()
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == collector_state
+
+
+def test_a_disabled_policy_leaves_the_collector_alone(collector_state):
+    policy = CollectorPolicy(enabled=False)
+    policy.pause()
+    assert gc.get_threshold() == collector_state
+    assert not policy.settle(threshold=0)
+    assert gc.get_freeze_count() == 0
+
+
+class CountingPolicy(CollectorPolicy):
+    """Freezes whenever it may, and counts the times it did (the number of frozen objects is
+    no measure: frozen objects freed by reference counting leave the count)."""
+
+    def __init__(self) -> None:
+        super().__init__(freeze_after=0)
+        self.settled = 0
+
+    def settle(self, threshold: int | None = None) -> bool:
+        done = super().settle(threshold)
+        self.settled += done
+        return done
+
+
+async def test_the_app_collects_between_turns_never_during_one(collector_state, workspace, chatty, make_app):
+    chatty["Claude"].scripts["proposer"] = [Hang(), "Claude answer"]
+    policy = CountingPolicy()
+    app = make_app(collector=policy)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: policy.settled == 1)  # start-up is over: frozen
+        await type_text(pilot, "Slow question")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.turn is not None and workspace.session.history[-1].role == "user")
+        assert not full_collections_allowed()
+        await pilot.press("escape")  # cancelled: full collections may run again
+        await settle(pilot)
+        await wait_until(pilot, full_collections_allowed)
+        settled = policy.settled
+        await type_text(pilot, "Quick question")
+        await pilot.press("f2")
+        await settle(pilot)
+        await wait_until(pilot, full_collections_allowed)
+        assert workspace.session.history[-1].text == "Claude answer"
+        await wait_until(pilot, lambda: policy.settled > settled)  # a moment after the turn
+    assert gc.get_threshold() == collector_state and gc.get_freeze_count() == 0  # all handed back
