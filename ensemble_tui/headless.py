@@ -63,9 +63,7 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
     return 1
 
 
-def ask(
-    workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool
-) -> int:
+def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
     from ensemble_tui.cli import attach_providers, simulator_context
 
     for warning in workspace.warnings:
