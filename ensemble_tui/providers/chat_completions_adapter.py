@@ -35,6 +35,7 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
+from ensemble_tui.providers.openai_adapter import sent_as_is
 from ensemble_tui.providers.pdf_text import PdfTextError, pdf_as_text, pdf_data_url
 
 if TYPE_CHECKING:
@@ -109,7 +110,8 @@ class ChatCompletionsProvider(SdkProvider):
         if plugin:
             kwargs["extra_body"] = {"plugins": [dict(WEB_PLUGIN)]}
         try:
-            response = await self._client().chat.completions.create(**kwargs)
+            # `messages` is required by the signature; the real list goes in as is (sent_as_is)
+            response = await self._client().chat.completions.create(**sent_as_is(kwargs, "messages"), messages=[])
         except Exception as exc:
             raise self._error(exc, self.context(request.model), request.timeout_s) from None
         choices = getattr(response, "choices", None) or []

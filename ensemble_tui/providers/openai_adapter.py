@@ -70,7 +70,7 @@ class OpenAIProvider(SdkProvider):
         elif request.temperature is not None:
             kwargs["temperature"] = request.temperature
         try:
-            response = await self._client().responses.create(**kwargs)
+            response = await self._client().responses.create(**sent_as_is(kwargs, "input"))
         except Exception as exc:
             raise self._error(exc, self.context(request.model), file_ref, request.timeout_s) from None
         if getattr(response, "error", None) is not None:
@@ -103,6 +103,23 @@ class OpenAIProvider(SdkProvider):
                 code=code,
             )
         return classify_other(ctx, exc)
+
+
+def sent_as_is(kwargs: dict[str, Any], field: str) -> dict[str, Any]:
+    """`kwargs` with `field` (the chat history) moved into `extra_body`, which the openai SDK
+    merges into the JSON body as given.
+
+    Otherwise the SDK's request transform walks every history item against every variant of
+    the param's union type: ~0.14 ms per message, 270 ms of CPU (holding the GIL the app's
+    event loop needs) for a 1000-turn chat, on every call. It would change nothing here: the
+    items are already in wire form (a role, text, a file part), with no aliased or formatted
+    fields for it to rewrite. The bytes sent are the same.
+    """
+    body = dict(kwargs)
+    extra = dict(body.pop("extra_body", None) or {})
+    extra[field] = body.pop(field)
+    body["extra_body"] = extra
+    return body
 
 
 def withheld_reason(response: Any) -> str | None:
