@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -21,7 +22,6 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from ensemble_tui.core.config import PROVIDERS
-from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
@@ -49,6 +49,9 @@ from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
 from ensemble_tui.ui.turn_flow import TurnFlow
 from ensemble_tui.ui.turns import ActiveTurn
 from ensemble_tui.ui.widgets.key_footer import KeyFooter
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +87,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
     ) -> None:
         super().__init__()
         self.workspace = workspace
-        self.engine = engine or Engine(workspace)
+        self._engine = engine
         self.notifier: ReplyNotifier = notifier or RecordingNotifier()
         self.folder_opener = folder_opener
         self.demo = demo
@@ -105,6 +108,16 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
         # The garbage collector's schedule (ui/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine, made on first use: the engine and the deliberation styles are imported
+        then (~30 ms), not before the app's first frame."""
+        if self._engine is None:
+            from ensemble_tui.core.engine import Engine
+
+            self._engine = Engine(self.workspace)
+        return self._engine
 
     # ----- layout ----------------------------------------------------------------------------
 
