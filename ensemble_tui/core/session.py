@@ -120,6 +120,20 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
+def frozen_copy(session: SessionData) -> SessionData:
+    """A copy that later changes to `session` do not reach, made in microseconds: its lists and
+    dicts are new, the messages in them shared (a message is never changed once made, only
+    added, removed or replaced). Rendering a long chat takes ~10 ms; a copy lets that happen
+    on a worker thread while the app changes the session."""
+    return session.model_copy(
+        update={
+            "history": list(session.history),
+            "last_outputs": dict(session.last_outputs),
+            "resubmissions": list(session.resubmissions),
+        }
+    )
+
+
 def session_json(session: SessionData) -> str:
     """Session.json's text: indented JSON, non-ASCII kept as is, one trailing newline.
 
@@ -179,10 +193,11 @@ class SessionStore:
                 "(transcripts in Chats/ are intact)."
             )
 
-    def snapshot(self, session: SessionData) -> SessionSnapshot:
-        self._seq += 1
+    def snapshot(self, session: SessionData, seq: int | None = None) -> SessionSnapshot:
+        """Render what a save writes; `seq` (from `next_seq()`) orders saves rendered on
+        another thread as they were asked for."""
         return SessionSnapshot(
-            seq=self._seq,
+            seq=self.next_seq() if seq is None else seq,
             session_id=session.id,
             session_text=session_json(session),
             transcript_path=self.transcript_path(session),
@@ -191,6 +206,10 @@ class SessionStore:
             answered=sum(1 for m in session.history if m.role == "assistant"),
             cost_usd=session.cost_usd,
         )
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
 
     def write(self, snapshot: SessionSnapshot) -> bool:
         """Write Session.json and the transcript from a snapshot; safe from any thread.

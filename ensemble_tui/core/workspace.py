@@ -24,7 +24,7 @@ from ensemble_tui.core.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
 from ensemble_tui.core.runlog import TurnRecord, append_turn
-from ensemble_tui.core.session import SessionData, SessionSnapshot, SessionStore
+from ensemble_tui.core.session import SessionData, SessionSnapshot, SessionStore, frozen_copy
 from ensemble_tui.core.settings import Settings, load_settings, save_settings
 
 log = logging.getLogger(__name__)
@@ -117,9 +117,11 @@ class Workspace:
         self._write(self.store.snapshot(self.session))
 
     async def persist_in_background(self) -> None:
-        """The same, with the writing (megabytes in a long chat, with fsync) done in a worker
-        thread so the app's loop keeps drawing. The session is rendered here, on the loop."""
-        await asyncio.to_thread(self._write, self.store.snapshot(self.session))
+        """The same, with the rendering and the writing (megabytes in a long chat, with fsync)
+        done in a worker thread so the app's loop keeps drawing. Only a copy of the session is
+        made here, on the loop, with its place in the order of saves."""
+        copy, seq = frozen_copy(self.session), self.store.next_seq()
+        await asyncio.to_thread(lambda: self._write(self.store.snapshot(copy, seq)))
 
     def _write(self, snapshot: SessionSnapshot) -> None:
         with self._write_lock:  # files and archive move on together, in snapshot order
