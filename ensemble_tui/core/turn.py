@@ -76,9 +76,13 @@ class TurnRunner:
     # ----- life cycle -------------------------------------------------------------------
 
     async def execute(self) -> None:
+        input_saved: asyncio.Future[None] | None = None
         try:
             query = self._record_input()
-            await self._save_in_background()
+            # The input is written while the models work: in a long chat that is megabytes, and
+            # the first call need not wait for the disk. The commit waits for it (and reports a
+            # failure to write it) before its own save.
+            input_saved = asyncio.ensure_future(self._save_in_background())
             self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
             self._check_ready()
             if self.mode.is_multi:
@@ -92,11 +96,11 @@ class TurnRunner:
             if not isinstance(exc, (EnsembleError, ProviderError, BudgetExceeded)):
                 log.exception("turn failed unexpectedly")
             self.record.outcome = "failed"
-            await self._commit(reply=None)
+            await self._commit(reply=None, after=input_saved)
             self.emit(RunFailed(failure_message(exc)))
             return
         self.record.outcome = "final"
-        await self._commit(reply=reply)
+        await self._commit(reply=reply, after=input_saved)
         self.emit(FinalReplyReady(reply.text, reply.sources, self.mode))
 
     def _record_input(self) -> str:
@@ -156,7 +160,11 @@ class TurnRunner:
         for name in missing:
             self.emit(ProposerFailed(name, reasons[name]))
 
-    async def _commit(self, reply: Reply | None) -> None:
+    async def _commit(self, reply: Reply | None, after: asyncio.Future[None] | None) -> None:
+        """Keep what the turn produced and save it, once the save of its input (`after`) is
+        done: saves finish in order, and a failed one is reported before the next."""
+        if after is not None:
+            await asyncio.shield(after)  # a cancel here must not stop that save half-way
         session = self.session
         session.last_outputs.update(self.outputs)
         session.resubmissions.extend(self.resubmissions)

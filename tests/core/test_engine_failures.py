@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady, ProposerFailed, RunFailed, StatusChanged
+from ensemble_tui.core.events import FinalReplyReady, Notice, ProposerFailed, RunFailed, StatusChanged
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.retry import RetryPolicy
@@ -267,3 +267,21 @@ async def test_a_refused_call_is_still_counted_in_the_session_cost(workspace, sc
     assert abs(workspace.session.cost_usd - expected) < 1e-9
     (turn,) = workspace.archive.turns(workspace.session.id)
     assert turn.record.calls[0].cost_usd == workspace.session.cost_usd
+
+
+async def test_a_disk_that_refuses_the_saves_costs_a_notice_not_the_turn(workspace, scripted, make_engine, monkeypatch):
+    import ensemble_tui.core.session as session_module
+
+    def disk_full(path, _text):
+        raise OSError(28, "No space left on device", str(path))
+
+    scripted["ChatGPT"].scripts["proposer"] = ["the answer"]
+    monkeypatch.setattr(session_module, "atomic_write_text", disk_full)
+    events = await run_turn(make_engine(), Mode.CHATGPT, "Will it save?")
+    notices = [event.message for event in of_type(events, Notice)]
+    assert len(notices) == 2 and all("No space left on device" in text and "free space" in text for text in notices)
+    assert of_type(events, FinalReplyReady)[0].text == "the answer"
+    assert [(m.role, m.text) for m in workspace.session.history] == [
+        ("user", "Will it save?"),
+        ("assistant", "the answer"),
+    ]
