@@ -88,6 +88,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         super().__init__()
         self.workspace = workspace
         self._engine = engine
+        self.cancel_key = "Esc"  # as the status line names it (Keymap.json may remap it)
         self.notifier: ReplyNotifier = notifier or RecordingNotifier()
         self.folder_opener = folder_opener
         self.demo = demo
@@ -203,6 +204,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         keymap, keymap_warning = load_keymap(self.workspace.paths.configurations / KEYMAP_FILE)
         if keymap:
             self.set_keymap(keymap)
+            self.cancel_key = key_name(keymap.get("run.cancel", "escape"))
         self._show_session()
         lines = [*self.workspace.warnings, *filter(None, [keymap_warning])]
         for name, reason in self.workspace.unavailable.items():

@@ -38,7 +38,9 @@ ADDED_PROVIDER_KEYS: tuple[str, ...] = tuple(f"shift+f{n},f{n + 12}" for n in ra
 
 
 def key_name(keys: str) -> str:
-    """How a key is written for people: "shift+f1,f13" -> "Shift+F1"."""
+    """How a key is written for people: "shift+f1,f13" -> "Shift+F1", "escape" -> "Esc"."""
+    if keys.split(",")[0] == "escape":
+        return "Esc"
     parts = keys.split(",")[0].split("+")
     return "+".join(part.upper() if part[:1] == "f" and part[1:].isdigit() else part.title() for part in parts)
 
@@ -79,7 +81,16 @@ def main_bindings() -> list[Binding]:
         *(mode_binding(mode) for mode in Mode),
         *(style_binding(style) for style in Style),
         *(added_provider_binding(slot) for slot in range(len(ADDED_PROVIDER_KEYS))),
-        Binding("escape", "cancel_run", "Cancel", id="run.cancel", tooltip="Cancel the run; nothing of it is kept"),
+        # Not in the footer: the status line says how to cancel while a run is under way, and a
+        # key that came and went made the footer rebuild twice per turn.
+        Binding(
+            "escape",
+            "cancel_run",
+            "Cancel",
+            show=False,
+            id="run.cancel",
+            tooltip="Cancel the run; nothing of it is kept",
+        ),
         Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a fresh chat"),
         Binding("ctrl+o", "select_pdf", "PDF", id="pdf.select", tooltip="Choose the paper"),
         Binding("ctrl+r", "show_report", "Report", id="report.open", tooltip="The run report of this chat's runs"),

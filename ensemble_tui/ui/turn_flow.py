@@ -61,6 +61,7 @@ class TurnFlow(_Base):
         _review_notice: ChatNotice | None
         _live_resubmissions: list[Resubmission]
         collector: CollectorPolicy
+        cancel_key: str
         chat: ChatPane
         resubmissions: ResubmissionsPane
 
@@ -126,7 +127,9 @@ class TurnFlow(_Base):
     def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
         event.stop()
         if self.turn is not None:
-            self.notify("A reply is under way: Esc cancels it. Your text stays in the box.", markup=False)
+            self.notify(
+                f"A reply is under way: {self.cancel_key} cancels it. Your text stays in the box.", markup=False
+            )
             return
         self.choose_mode(self.default_mode)
 
@@ -149,7 +152,7 @@ class TurnFlow(_Base):
         self._live_resubmissions = []
         self._review_notice = None
         self.show_pane("chat")
-        self.chat.status.start(f"Starting {turn.label}…")
+        self.chat.status.start(f"Starting {turn.label}…", hint=f"{self.cancel_key} cancels")
         self._mark_actions()
         self.collector.pause()  # no full collection mid-turn (see ui/collector.py)
         turn.worker = self._drive_turn(turn)

@@ -8,6 +8,7 @@ from textual.command import CommandPalette
 
 from ensemble_tui.core.session import ChatMessage
 from ensemble_tui.ui.screens.links import LinkPicker
+from tests.core.scripted import Hang
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 EXPECTED_COMMANDS = {
@@ -113,6 +114,21 @@ async def test_keymap_file_remaps_a_binding(workspace, chatty, make_app):
         await pilot.press("f9")
         await settle(pilot)
         assert chatty["Claude"].calls
+
+
+async def test_the_status_line_names_the_cancel_key_as_the_keymap_has_it(workspace, chatty, make_app):
+    (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"run.cancel": "f12"}))
+    chatty["Claude"].scripts["proposer"] = [Hang()]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Slow one")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.turn is not None)
+        assert "F12 cancels" in str(app.query_one("#status-text").content)
+        await pilot.press("f12")
+        await settle(pilot)
+        assert "Cancelled" in str(app.query_one("#status-text").content)
+        assert "cancels" not in str(app.query_one("#status-text").content)
 
 
 async def test_a_broken_keymap_file_is_a_warning(workspace, chatty, make_app):

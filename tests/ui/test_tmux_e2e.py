@@ -76,7 +76,7 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         session.wait_for("Ready.", timeout=30)
         session.keys("-l", "What is the main claim?")
         session.keys("Enter")
-        running = session.wait_for("esc Cancel", timeout=10)  # the footer offers Cancel during a run
+        running = session.wait_for("Esc cancels", timeout=10)  # the status line says how to cancel
         assert "■ All" in running  # the running action is marked
         screen = session.wait_for("Reply complete (All", timeout=60)
         assert "Simulated final reply" in screen

@@ -1,23 +1,27 @@
-"""The key footer, rebuilt once per burst of binding changes instead of once per change.
+"""The key footer, rebuilt only when the keys it shows change.
 
-Textual's Footer recomposes (removes and mounts a dozen key widgets, 10-25 ms here) after every
-bindings signal, and a signal comes with each focus change and each `refresh_bindings()`: five
-of them before the first complete frame at start-up, two around every turn (the Cancel key comes
-and goes). The footer shows the bindings as they are when it recomposes, so a signal that
-arrives while a recompose is already queued adds nothing; KeyFooter drops it.
+Textual's Footer recomposes (removes and mounts a dozen key widgets, then a layout pass of the
+whole screen: 10-35 ms here) after every bindings signal, and a signal comes with each focus
+change and each `refresh_bindings()`: five of them before the first complete frame at start-up,
+two around every turn. Most change nothing the footer shows. KeyFooter queues at most one
+recompose at a time (a signal that arrives while one is queued adds nothing: the recompose reads
+the bindings as they are then), and a recompose that would show the same keys is skipped.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.screen import Screen
 from textual.widgets import Footer
 
 
 class KeyFooter(Footer):
-    """A Footer that queues at most one recompose at a time (Textual 8.2's Footer queues one
-    per signal, with `call_after_refresh(self.recompose)` in `bindings_changed`)."""
+    """A Footer that recomposes once per burst of binding signals, and only for a change (Textual
+    8.2's Footer queues `call_after_refresh(self.recompose)` in `bindings_changed`, per signal)."""
 
     _recompose_queued = False
+    _shown: tuple[Any, ...] | None = None  # the keys of the last compose
 
     def bindings_changed(self, screen: Screen) -> None:
         if self._recompose_queued and screen is self.screen:
@@ -28,4 +32,20 @@ class KeyFooter(Footer):
 
     async def recompose(self) -> None:
         self._recompose_queued = False  # a signal from now on may need a later recompose
+        shown = self._keys_shown()
+        if shown is not None and shown == self._shown and self.children:
+            return
+        self._shown = shown
         await super().recompose()
+
+    def _keys_shown(self) -> tuple[Any, ...] | None:
+        """What `Footer.compose` draws from: each shown binding with its state and key display
+        (None before the bindings are ready, when the footer shows nothing)."""
+        if not self._bindings_ready or not self.is_attached:
+            return None
+        return tuple(
+            (binding.key, binding.action, binding.description, binding.group, enabled, tooltip)
+            + (self.app.get_key_display(binding),)
+            for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
+            if binding.show or key == self.app.COMMAND_PALETTE_BINDING
+        )

@@ -34,6 +34,7 @@ class StatusBar(Horizontal):
         super().__init__(id=id)
         self.running = False
         self.text = "Ready."
+        self.hint = ""  # how to cancel, shown while a run is under way
         self.answered: tuple[str, ...] = ()
         self.waiting: tuple[str, ...] = ()
         self._started = 0.0
@@ -50,9 +51,11 @@ class StatusBar(Horizontal):
     def on_mount(self) -> None:
         self._timer = self.set_interval(TICK_S, self._tick, pause=True)
 
-    def start(self, text: str) -> None:
-        """A run began: reset the clock and start the spinner."""
+    def start(self, text: str, hint: str = "") -> None:
+        """A run began: reset the clock and start the spinner; `hint` (how to cancel) is shown
+        until it ends."""
         self.running = True
+        self.hint = hint
         self._started = time.monotonic()
         self.answered, self.waiting = (), ()
         self.text = text
@@ -83,7 +86,10 @@ class StatusBar(Horizontal):
             self.query_one("#status-cost", Static).update(line, layout=line.cell_len != before)
 
     def set_style(self, label: str, applies: bool) -> None:
-        """Show the chosen style; dimmed with a hint when the next turn is a single model's."""
+        """Show the chosen style; dimmed with a hint when the next turn is a single model's.
+        Called at the start and end of every run; unchanged, it costs nothing (no layout)."""
+        if (label, applies) == self._style and self.is_mounted:
+            return
         self._style = (label, applies)
         if self.is_mounted:
             self.query_one("#status-style", Static).update(self._style_line())
@@ -106,6 +112,8 @@ class StatusBar(Horizontal):
         line.append_text(plain(self.text))
         if self.running:
             line.append(f"  {elapsed_text(time.monotonic() - self._started)}", style="dim")
+            if self.hint:
+                line.append(f" · {self.hint}", style="dim")
         if self.answered:
             line.append("  answered: ", style="dim")
             line.append(", ".join(self.answered))
