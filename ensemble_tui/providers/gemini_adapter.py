@@ -7,7 +7,8 @@ both the 2.5 and the 3.x models accept; the two cannot be combined with `thinkin
 google-genai switches to aiohttp whenever aiohttp is importable (textual-dev pulls it in), which
 changes its exception types; the adapter pins an httpx2 transport so behaviour never depends on
 what else is installed. The `genai.Client` is kept on the adapter: a collected client closes its
-transport under any call still using it.
+transport under any call still using it. The turns reach the request body in wire form
+(`wire_contents`), skipping the SDK's converter, whose cost grows with the history.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ POLL_MAX_S = 4.0
 PROCESSING_LIMIT_S = 300.0
 # Thinking budgets per reasoning effort, within gemini-2.5-pro's 128..32,768 range.
 THINKING_BUDGETS: dict[str, int] = {"low": 2_048, "medium": 8_192, "high": 24_576}
+# What the SDK's own `contents` argument gets: it must not be empty, and the real turns replace
+# it in the body (wire_contents).
+CONTENTS_STAND_IN = "(the turns are in extra_body)"
 # Finish reasons that mean a filter withheld the reply (types.FinishReason).
 BLOCKING_FINISH_REASONS = frozenset(
     {
@@ -125,7 +129,10 @@ class GeminiProvider(SdkProvider):
     async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
         from google.genai import types
 
-        config: dict[str, Any] = {"http_options": types.HttpOptions(timeout=_ms(request.timeout_s))}
+        # The turns go into the body as they are (see wire_contents); `contents` only stands in.
+        contents = wire_contents(request.messages, file_ref)
+        http_options = types.HttpOptions(timeout=_ms(request.timeout_s), extra_body={"contents": contents})
+        config: dict[str, Any] = {"http_options": http_options}
         if request.system:
             config["system_instruction"] = request.system
         if request.web_search:
@@ -137,7 +144,7 @@ class GeminiProvider(SdkProvider):
         try:
             response = await self._client().aio.models.generate_content(
                 model=request.model,
-                contents=build_contents(request.messages, file_ref),
+                contents=CONTENTS_STAND_IN,
                 config=types.GenerateContentConfig(**config),
             )
         except Exception as exc:
@@ -197,17 +204,23 @@ def _state(uploaded: Any) -> str:
     return str(getattr(state, "value", state) or "ACTIVE")
 
 
-def build_contents(messages: tuple[Turn, ...], file_ref: str | None) -> list[Any]:
-    """Turns as `user` / `model` contents; the PDF is a file part in the first user turn."""
-    from google.genai import types
+def wire_contents(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:
+    """Turns as `user` / `model` contents in the form the SDK itself writes to the request body
+    (the file part's inner keys are snake_case there too); the PDF is a file part in the first
+    user turn.
 
+    They reach the body through `HttpOptions.extra_body`, which replaces the `contents` the SDK
+    built from a one-line stand-in. Building them with `types.Content` instead costs the SDK
+    ~0.4 ms of CPU per turn of history (its converter probes each pydantic field by iterating
+    the whole model): 18 ms a call at 45 turns, on the provider loop, for the same bytes.
+    """
     with_file = first_user_index(messages) if file_ref else None
-    contents = []
+    contents: list[dict[str, Any]] = []
     for index, turn in enumerate(messages):
-        parts = [types.Part(text=turn_text(turn))]
+        parts: list[dict[str, Any]] = [{"text": turn_text(turn)}]
         if index == with_file:
-            parts.insert(0, types.Part(file_data=types.FileData(file_uri=file_ref, mime_type=PDF_MIME)))
-        contents.append(types.Content(role="user" if turn.role == "user" else "model", parts=parts))
+            parts.insert(0, {"fileData": {"file_uri": file_ref, "mime_type": PDF_MIME}})
+        contents.append({"parts": parts, "role": "user" if turn.role == "user" else "model"})
     return contents
 
 

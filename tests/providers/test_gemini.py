@@ -8,6 +8,7 @@ from ensemble_tui.core.config import load_provider_config
 from ensemble_tui.core.costs import usage_cost
 from ensemble_tui.core.home import defaults_root
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Usage
+from ensemble_tui.providers.gemini_adapter import PDF_MIME, _ms
 from ensemble_tui.simulator import ScriptedReply
 from tests.providers.provider_support import ask
 
@@ -115,3 +116,38 @@ async def test_bad_key_is_reported_as_a_key_problem(sim, make):
     with pytest.raises(ProviderError) as caught:
         await make("gemini").complete(ask())
     assert caught.value.message == "Gemini: API key rejected (400) - check GEMINI_API_KEY"
+
+
+async def test_the_turns_sent_in_wire_form_make_the_request_the_sdk_would_make(sim, make, pdf):
+    """The adapter writes the turns into the body itself (wire_contents, skipping the SDK's slow
+    converter); the simulator must receive what the SDK builds from `types.Content` turns."""
+    from google import genai
+    from google.genai import types
+
+    texts = ("Première question — “quoted”?", "   ", "Answer with\nlines\tand \\ escapes.", "Last?")
+    request = ask(*texts, model="gemini-x", system="Be brief.", temperature=0.4, pdf=pdf)
+    await make("gemini").complete(request)
+    (ours,) = sim.gemini.calls
+    file_uri = ours.body["contents"][0]["parts"][0]["fileData"]["file_uri"]
+
+    contents = []
+    for index, turn in enumerate(request.messages):
+        parts = [types.Part(text=turn.text if turn.text.strip() else "(empty)")]
+        if index == 0:
+            parts.insert(0, types.Part(file_data=types.FileData(file_uri=file_uri, mime_type=PDF_MIME)))
+        contents.append(types.Content(role="user" if turn.role == "user" else "model", parts=parts))
+    client = genai.Client(
+        api_key=sim.env["GEMINI_API_KEY"],
+        vertexai=False,
+        http_options=types.HttpOptions(base_url=sim.env["GOOGLE_GEMINI_BASE_URL"], timeout=_ms(180)),
+    )
+    await client.aio.models.generate_content(
+        model="gemini-x",
+        contents=contents,
+        config=types.GenerateContentConfig(
+            system_instruction="Be brief.", tools=[types.Tool(google_search=types.GoogleSearch())], temperature=0.4
+        ),
+    )
+    await client.aio.aclose()
+    _, sdks = sim.gemini.calls
+    assert ours.path == sdks.path and ours.body == sdks.body
