@@ -132,7 +132,8 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         and mounted after the first frame, one per refresh (`_mount_next_pane`).
 
         Start-up was three times a bare seven-tab app, mostly composing and styling panes
-        nobody sees yet (Settings alone is 70 widgets, its Selects the dearest). The app keeps
+        nobody sees yet. Settings (70 widgets, its Selects the dearest: ~200 ms) is mounted only
+        when it is first shown, so that cost never falls on the first keys typed. The app keeps
         references to those panes and they keep what they are told until they are mounted,
         so nothing has to wait for them; a query for a widget inside one finds it once mounted
         (tests wait for that with `lazy_panes_mounted`).
@@ -155,7 +156,9 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
             ("resubmissions", "Resubmissions", self._resubmissions),
             ("settings", "Settings", self._settings_pane),
         ]
-        self._lazy_panes = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
+        self._lazy_panes = {
+            pane_id: LazyPane(widget, on_demand=pane_id == "settings") for pane_id, _title, widget in hidden
+        }
         yield Header()
         with TabbedContent(id="panes", initial="chat"):
             with TabPane("Chat", id="chat"):
@@ -221,11 +224,11 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         """Mount the next pane still waiting in its LazyPane, then schedule the one after it
         for after the next refresh: one pane per frame, so the first complete frame (the
         footer's keys) is not held up and typed keys are handled between panes."""
-        waiting = self.query(LazyPane)
+        waiting = [placeholder for placeholder in self.query(LazyPane) if not placeholder.on_demand]
         if not waiting:
-            self.collector.settle()  # start-up is over: freeze what lives as long as the app
+            self.collector.freeze_now()  # start-up is over: freeze what lives as long as the app
             return
-        await waiting.first().mount_pane()
+        await waiting[0].mount_pane()
         self.call_after_refresh(self._mount_next_pane)
 
     def on_unmount(self) -> None:

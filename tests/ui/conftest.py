@@ -107,8 +107,11 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
 
 async def lazy_panes_mounted(pilot: Pilot) -> None:
     """Wait until the panes the app mounts just after its first frame (each in a LazyPane)
-    are mounted: only the Chat pane is there when `run_test()` starts, so a test that looks
-    inside another pane at once waits for this first."""
+    are mounted, then mount those it keeps until first shown (Settings), as showing them would:
+    only the Chat pane is there when `run_test()` starts."""
+    await wait_until(pilot, lambda: all(placeholder.on_demand for placeholder in pilot.app.query(LazyPane)))
+    for placeholder in list(pilot.app.query(LazyPane)):
+        await placeholder.mount_pane()
     await wait_until(pilot, lambda: not pilot.app.query(LazyPane))
 
 

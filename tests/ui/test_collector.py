@@ -54,6 +54,7 @@ def test_a_disabled_policy_leaves_the_collector_alone(collector_state):
     policy.pause()
     assert gc.get_threshold() == collector_state
     assert not policy.settle(threshold=0)
+    policy.freeze_now()
     assert gc.get_freeze_count() == 0
 
 
@@ -64,11 +65,16 @@ class CountingPolicy(CollectorPolicy):
     def __init__(self) -> None:
         super().__init__(freeze_after=0)
         self.settled = 0
+        self.frozen_at_once = 0
 
     def settle(self, threshold: int | None = None) -> bool:
         done = super().settle(threshold)
         self.settled += done
         return done
+
+    def freeze_now(self) -> None:
+        super().freeze_now()
+        self.frozen_at_once += 1
 
 
 async def test_the_app_collects_between_turns_never_during_one(collector_state, workspace, chatty, make_app):
@@ -76,7 +82,8 @@ async def test_the_app_collects_between_turns_never_during_one(collector_state, 
     policy = CountingPolicy()
     app = make_app(collector=policy)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: policy.settled == 1)  # start-up is over: frozen
+        await wait_until(pilot, lambda: policy.frozen_at_once == 1)  # start-up is over: frozen at once
+        assert gc.get_freeze_count() > 0 and policy.settled == 0
         await type_text(pilot, "Slow question")
         await pilot.press("f2")
         await wait_until(pilot, lambda: app.turn is not None and workspace.session.history[-1].role == "user")

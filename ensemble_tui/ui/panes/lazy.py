@@ -25,9 +25,11 @@ class LazyPane(Widget):
     }
     """
 
-    def __init__(self, pane: Widget) -> None:
+    def __init__(self, pane: Widget, *, on_demand: bool = False) -> None:
+        """`on_demand`: mounted only when its tab is first shown, not in the background."""
         super().__init__()
         self.pane = pane
+        self.on_demand = on_demand
         self._started = False
 
     async def mount_pane(self) -> None:
