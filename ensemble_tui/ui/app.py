@@ -382,17 +382,17 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
 
         Focus must move too: when the focused widget is hidden, Textual hands focus to a
         neighbour, and TabbedContent re-activates whichever pane that neighbour is in. A pane
-        still waiting for its lazy mount (the first moments after start) takes the focus once
-        mounted: a callback queued on its widget runs after the widget's Mount.
+        still waiting for its lazy mount (the first moments after start, or Settings until it
+        is first shown) takes the focus once mounted.
         """
         if self.tabs.active == pane_id:
             return
         self.tabs.active = pane_id
         placeholder = self._lazy_panes.get(pane_id)
         if placeholder is not None and not placeholder.pane.is_mounted:
-            # The first moments after start: mount it now, ahead of its turn, and focus it once
-            # mounted (a callback queued on a widget runs after its Mount). Until then nothing
-            # is focused, so Textual cannot switch back to the pane of a focused neighbour.
+            # Mount it now (ahead of its turn, or on demand) and focus it once mounted: a
+            # callback queued on a widget runs after its Mount. Until then nothing is focused,
+            # so Textual cannot switch back to the pane of a focused neighbour.
             self.set_focus(None)
             self.call_later(placeholder.mount_pane)
             placeholder.pane.call_later(self._focus_pane, pane_id)
