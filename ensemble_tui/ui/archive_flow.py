@@ -62,12 +62,16 @@ class ArchiveFlow(_Base):
 
     # ----- run report ------------------------------------------------------------------------
 
-    def action_show_report(self) -> None:
+    def _runs_or_notice(self) -> list[StoredTurn] | None:
+        """This chat's runs; None, with a toast saying why, when there are none to show."""
         turns = self.session_turns()
-        if turns is None:
-            return
-        if not turns:
+        if turns is not None and not turns:
             self.notify(NO_RUNS, markup=False)
+        return turns or None
+
+    def action_show_report(self) -> None:
+        turns = self._runs_or_notice()
+        if turns is None:
             return
         from ensemble_tui.ui.screens.report import ReportScreen
 
@@ -98,11 +102,8 @@ class ArchiveFlow(_Base):
         return self._write(f"{session.id}-chat", fmt, lambda: export_session(session, records, fmt))
 
     def action_export_last_run(self, fmt: ExportFormat) -> None:
-        turns = self.session_turns()
+        turns = self._runs_or_notice()
         if turns is None:
-            return
-        if not turns:
-            self.notify(NO_RUNS, markup=False)
             return
         self.export_run(turns[-1].record, len(turns), fmt)
 

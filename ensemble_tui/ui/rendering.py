@@ -39,10 +39,7 @@ def plain(text: str) -> Text:
 
 def markdown(text: str) -> RenderableType:
     """Markdown for a chat message; plain text when the message is too large to format cheaply."""
-    clean = strip_control(text)
-    if len(clean) > MARKDOWN_LIMIT_CHARS:
-        return _cut_plain(clean)
-    return _parse_markdown(clean)
+    return _formatted(strip_control(text))
 
 
 def deferred_markdown(text: str) -> DeferredMarkdown:
@@ -108,9 +105,13 @@ class DeferredMarkdown(RenderedOnce):
 
     def content(self) -> RenderableType:
         if self._parsed is None:
-            too_long = len(self.text) > MARKDOWN_LIMIT_CHARS
-            self._parsed = _cut_plain(self.text) if too_long else _parse_markdown(self.text)
+            self._parsed = _formatted(self.text)
         return self._parsed
+
+
+def _formatted(clean: str) -> RenderableType:
+    """Markdown, or plain text cut at the display limit when too long to format cheaply."""
+    return _cut_plain(clean) if len(clean) > MARKDOWN_LIMIT_CHARS else _parse_markdown(clean)
 
 
 def _parse_markdown(clean: str) -> Markdown:

@@ -8,6 +8,7 @@ import json
 from rich.console import Console
 from textual.widgets import DataTable
 
+from ensemble_tui.ui.archive_flow import NO_RUNS
 from ensemble_tui.ui.chat_view import ChatEntry
 from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
@@ -151,3 +152,16 @@ async def test_reopening_a_chat_during_a_run_cancels_it_and_keeps_the_question(w
         assert workspace.session.id == earlier and app.turn is None
         assert app.chat.input.text == "Never answered"
         assert not await app.reopen_session(earlier)  # already open
+
+
+async def test_with_no_runs_yet_the_report_and_a_run_export_say_so_and_write_nothing(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        app.action_export_last_run("md")
+        await pilot.pause()
+        toasts = [notification.message for notification in app._notifications]
+        assert toasts == [NO_RUNS, NO_RUNS]
+        assert not isinstance(app.screen, ReportScreen)
+        assert not workspace.paths.exports.exists() or not any(workspace.paths.exports.iterdir())
