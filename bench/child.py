@@ -20,8 +20,9 @@ from textual import events
 from bench.apps import NaiveChatApp, open_ensemble_app, run_headless
 from bench.content import marker
 from bench.probes import FrameProbe, LagMonitor, memory_mb, percentile
+from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.home import seed_home
-from ensemble_tui.core.session import SessionStore
+from ensemble_tui.core.session_store import SessionStore
 
 KEY_INTERVAL_S = 0.1  # a fast typist: ten keys a second
 KEY_TAIL = 6  # a key has arrived when the focused widget's text ends with the last KEY_TAIL letters typed
@@ -38,7 +39,8 @@ def open_chat(args: dict[str, Any]) -> dict[str, Any]:
     needle = marker(args["turns"])
     started = time.perf_counter()
     if args["app"] == "naive":
-        session, _ = SessionStore(seed_home(home)).load()
+        paths = seed_home(home)
+        session, _ = SessionStore(paths, RunArchive(paths.archive)).load()
         app: Any = NaiveChatApp(session.history)
         ready = lambda: app.complete  # noqa: E731 - every Markdown widget has mounted its blocks
     else:

@@ -13,6 +13,7 @@ import pytest
 
 from ensemble_tui.simulator import Simulator
 from ensemble_tui.simulator.script import Fault, ScriptedReply
+from tests.core.helpers import restored_session
 
 AGGREGATOR = "editor of a small panel"  # from the shipped aggregator system prompt
 SYNTHESIS = "Your own proposal was Proposed Reply"
@@ -40,8 +41,7 @@ def ask(sim: Simulator, home: Path, *args: str, drop: tuple[str, ...] = ()) -> s
 
 
 def history(home: Path) -> list[tuple[str, str]]:
-    data = json.loads((home / "Session.json").read_text())
-    return [(m["role"], m["text"]) for m in data["history"]]
+    return [(m.role, m.text) for m in restored_session(home).history]
 
 
 def test_single_model_reply_on_stdout_status_on_stderr(sim: Simulator, home: Path, sample_pdf: Path) -> None:
@@ -69,8 +69,8 @@ def test_all_with_a_resynthesis_round(sim: Simulator, home: Path) -> None:
     assert "Aggregating replies, iteration 2…" in result.stderr
     assert "another round" in result.stderr
     assert len(sim.openai.calls) == 4 and len(sim.anthropic.calls) == 2 and len(sim.gemini.calls) == 2
-    data = json.loads((home / "Session.json").read_text())
-    assert len(data["resubmissions"]) == 1 and "Agree on the constant." in data["resubmissions"][0]["text"]
+    resubmissions = restored_session(home).resubmissions
+    assert len(resubmissions) == 1 and "Agree on the constant." in resubmissions[0].text
 
 
 def test_the_fifth_pass_is_forced_final(sim: Simulator, home: Path) -> None:

@@ -1,16 +1,17 @@
-"""The full record of every run, in one SQLite database in the home folder.
+"""The full record of every run, and the chat's history, in one SQLite database in the home folder.
 
-The chat history and Markdown transcript hold only inputs and final replies; this archive
-keeps everything else (every call, proposal, review and vote) for the run report, the
-history screen and exports. SQLite's transactions make each write all-or-nothing.
+The run archive keeps everything beyond the chat (every call, proposal, review and vote) for
+the run report, the history screen and exports. It also holds each session's lists (its
+messages and resubmissions) as one row per item, so a save adds or removes only the items that
+changed: a turn costs the same in a chat of 50 turns as in one of 1000 (bench row 3).
+`Session.json` keeps the rest of the current session and says how many items it has here.
 
-Three writes a turn happen on the event loop that draws the app, so they must be cheap: one
+Every save happens on the event loop that draws the app, so writes must be cheap: one
 connection is kept open (behind a lock, so any thread may use it) in WAL mode with
-`synchronous=NORMAL`. A commit then appends to the write-ahead log without waiting for the
-disk (about 0.1 ms instead of 2 ms for open, schema, journal and three fsyncs); a power cut may
-lose the last commits, never corrupt the file, and Session.json, which restores the chat, is
-still written with fsync. (A fresh connection per write would not do: in WAL mode, closing the
-last connection checkpoints and syncs.)
+`synchronous=FULL`. A commit appends to the write-ahead log and syncs it once (about 1 ms),
+and SQLite's transactions make each write all-or-nothing, whatever moment the process dies.
+(A fresh connection per write would not do: in WAL mode, closing the last connection
+checkpoints and syncs.)
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
-from ensemble_tui.core.session import SessionData, SessionSnapshot
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -49,6 +50,13 @@ CREATE TABLE IF NOT EXISTS turns (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS turns_by_session ON turns (session, id);
+CREATE TABLE IF NOT EXISTS session_items (
+    session TEXT NOT NULL,
+    list TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session, list, position)
+) WITHOUT ROWID;
 """
 
 
@@ -58,6 +66,36 @@ class SessionSummary:
     first_question: str
     turns: int
     cost_usd: float
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A session's row in the archive: what the history screen lists, and the session's JSON
+    without its lists (`head`), whose items are stored one per row."""
+
+    id: str
+    first_question: str
+    turns: int
+    cost_usd: float
+    head: str
+
+
+@dataclass(frozen=True)
+class ListChange:
+    """How one of a session's lists changed since it was stored: its first `keep` items stay,
+    the rest go, and `added` (each item's JSON) follow them."""
+
+    keep: int
+    added: list[str]
+
+
+@dataclass
+class StoredSession:
+    """A session as the archive holds it: its row's JSON and each list's items' JSON, in order.
+    A session stored before its lists had rows of their own carries them in `head`."""
+
+    head: str
+    items: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -101,7 +139,7 @@ class RunArchive:
             connection = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
             try:
                 connection.execute("PRAGMA journal_mode=WAL")
-                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.execute("PRAGMA synchronous=FULL")
                 connection.executescript(SCHEMA)
             except sqlite3.Error:
                 connection.close()
@@ -122,22 +160,25 @@ class RunArchive:
     def __del__(self) -> None:
         self.close()
 
-    def save_session(self, snapshot: SessionSnapshot) -> None:
-        """Store a session as one save rendered it (safe from any thread)."""
+    def save_session(self, row: SessionRow, changes: Mapping[str, ListChange]) -> None:
+        """Store a session's row and bring its lists' items in line, in one transaction."""
         with self._connect() as db:
             db.execute(
                 "INSERT INTO sessions (id, first_question, turns, cost_usd, data, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, datetime('now')) ON CONFLICT(id) DO UPDATE SET "
                 "first_question=excluded.first_question, turns=excluded.turns, cost_usd=excluded.cost_usd, "
                 "data=excluded.data, updated_at=excluded.updated_at",
-                (
-                    snapshot.session_id,
-                    snapshot.first_question,
-                    snapshot.answered,
-                    snapshot.cost_usd,
-                    snapshot.session_text,
-                ),
+                (row.id, row.first_question, row.turns, row.cost_usd, row.head),
             )
+            for name, change in changes.items():
+                db.execute(
+                    "DELETE FROM session_items WHERE session = ? AND list = ? AND position >= ?",
+                    (row.id, name, change.keep),
+                )
+                db.executemany(
+                    "INSERT INTO session_items (session, list, position, data) VALUES (?, ?, ?, ?)",
+                    [(row.id, name, change.keep + offset, text) for offset, text in enumerate(change.added)],
+                )
 
     def save_turn(self, record: TurnRecord) -> None:
         with self._connect() as db:
@@ -164,10 +205,29 @@ class RunArchive:
             ).fetchall()
         return [SessionSummary(*row) for row in rows]
 
-    def load_session(self, session_id: str) -> SessionData | None:
+    def load_session(self, session_id: str) -> StoredSession | None:
+        """A session's row and its lists' items, in order; None if the archive has no such session."""
         with self._connect() as db:
             row = db.execute("SELECT data FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return SessionData.model_validate_json(row[0]) if row else None
+            items = db.execute(
+                "SELECT list, data FROM session_items WHERE session = ? ORDER BY list, position", (session_id,)
+            ).fetchall()
+        if row is None:
+            return None
+        stored = StoredSession(row[0])
+        for name, text in items:
+            stored.items.setdefault(name, []).append(text)
+        return stored
+
+    def set_aside(self) -> Path:
+        """Move an unreadable database out of the way (a fresh one is made on the next use);
+        returns where it went."""
+        self.close()
+        aside = self.path.with_name(f"{self.path.name}.broken-{datetime.now():%Y%m%d-%H%M%S}")
+        self.path.replace(aside)
+        for suffix in ("-wal", "-shm"):  # its log means nothing without it
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        return aside
 
     def turns(self, session_id: str) -> list[StoredTurn]:
         """Every run of a session in order, including failed and cancelled ones."""

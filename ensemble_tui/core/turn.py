@@ -76,13 +76,9 @@ class TurnRunner:
     # ----- life cycle -------------------------------------------------------------------
 
     async def execute(self) -> None:
-        input_saved: asyncio.Future[None] | None = None
         try:
             query = self._record_input()
-            # The input is written while the models work: in a long chat that is megabytes, and
-            # the first call need not wait for the disk. The commit waits for it (and reports a
-            # failure to write it) before its own save.
-            input_saved = asyncio.ensure_future(self._save_in_background())
+            self._save()  # a save stores what changed (session_store): here, the input
             self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
             self._check_ready()
             if self.mode.is_multi:
@@ -96,11 +92,11 @@ class TurnRunner:
             if not isinstance(exc, (EnsembleError, ProviderError, BudgetExceeded)):
                 log.exception("turn failed unexpectedly")
             self.record.outcome = "failed"
-            await self._commit(reply=None, after=input_saved)
+            self._commit(reply=None)
             self.emit(RunFailed(failure_message(exc)))
             return
         self.record.outcome = "final"
-        await self._commit(reply=reply, after=input_saved)
+        self._commit(reply=reply)
         self.emit(FinalReplyReady(reply.text, reply.sources, self.mode))
 
     def _record_input(self) -> str:
@@ -160,18 +156,15 @@ class TurnRunner:
         for name in missing:
             self.emit(ProposerFailed(name, reasons[name]))
 
-    async def _commit(self, reply: Reply | None, after: asyncio.Future[None] | None) -> None:
-        """Keep what the turn produced and save it, once the save of its input (`after`) is
-        done: saves finish in order, and a failed one is reported before the next."""
-        if after is not None:
-            await asyncio.shield(after)  # a cancel here must not stop that save half-way
+    def _commit(self, reply: Reply | None) -> None:
+        """Keep what the turn produced and save it before the reply is announced."""
         session = self.session
         session.last_outputs.update(self.outputs)
         session.resubmissions.extend(self.resubmissions)
         if reply is not None:
             session.history.append(ChatMessage(role="assistant", text=reply.text, sources=list(reply.sources)))
             self.record.artifacts.append(Artifact("final", "", reply.text, data={"sources": list(reply.sources)}))
-        await self._save_in_background()
+        self._save()
         self._finish_record()
 
     def _roll_back(self) -> None:
@@ -185,16 +178,8 @@ class TurnRunner:
         self._save()
         self._finish_record()
 
-    async def _save_in_background(self) -> None:
-        """Persist the session with the file writing off the loop; a failed write is reported,
-        never allowed to lose the turn."""
-        try:
-            await self.engine.workspace.persist_in_background()
-        except OSError as exc:
-            self._report_save_failure(exc)
-
     def _save(self) -> None:
-        """Persist the session now (a cancelled turn cannot wait for a thread)."""
+        """Persist the session; a failed write is reported, never allowed to lose the turn."""
         try:
             self.engine.workspace.persist()
         except OSError as exc:

@@ -6,10 +6,8 @@ single place where files are read at start and state changes are persisted.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +22,8 @@ from ensemble_tui.core.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
 from ensemble_tui.core.runlog import TurnRecord, append_turn
-from ensemble_tui.core.session import SessionData, SessionSnapshot, SessionStore, frozen_copy
+from ensemble_tui.core.session import SessionData
+from ensemble_tui.core.session_store import SessionStore
 from ensemble_tui.core.settings import Settings, load_settings, save_settings
 
 log = logging.getLogger(__name__)
@@ -42,10 +41,7 @@ class Workspace:
     providers: dict[str, Provider] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)  # provider -> why (e.g. missing key)
     warnings: list[str] = field(default_factory=list)  # one line each, shown at start
-    config_problems: dict[str, str] = field(default_factory=dict)
-    _write_lock: threading.Lock = field(
-        default_factory=threading.Lock, repr=False, compare=False
-    )  # provider -> why its file is unusable
+    config_problems: dict[str, str] = field(default_factory=dict)  # provider -> why its file is unusable
 
     @classmethod
     def open(cls, root: Path, *, stale_after_s: float = 600.0) -> Workspace:
@@ -56,10 +52,10 @@ class Workspace:
         found = load_provider_configs(paths.configurations)
         configs = found.configs
         loaded = load_settings(paths.settings_file, configs)
-        store = SessionStore(paths)
+        archive = RunArchive(paths.archive)
+        store = SessionStore(paths, archive)
         session, session_warning = store.load()
         warnings = [w for w in (loaded.warning, session_warning) if w] + list(found.problems.values())
-        archive = RunArchive(paths.archive)
         workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts), archive)
         workspace.warnings.extend(warnings)
         workspace.config_problems = dict(found.problems)
@@ -109,28 +105,9 @@ class Workspace:
         self.persist()
 
     def persist(self) -> None:
-        """Save the session (Session.json, transcript) and its copy in the run archive, now.
-
-        Raises OSError if the files cannot be written; an archive that cannot be written
-        only costs the history screen, so that is logged, not raised.
-        """
-        self._write(self.store.snapshot(self.session))
-
-    async def persist_in_background(self) -> None:
-        """The same, with the rendering and the writing (megabytes in a long chat, with fsync)
-        done in a worker thread so the app's loop keeps drawing. Only a copy of the session is
-        made here, on the loop, with its place in the order of saves."""
-        copy, seq = frozen_copy(self.session), self.store.next_seq()
-        await asyncio.to_thread(lambda: self._write(self.store.snapshot(copy, seq)))
-
-    def _write(self, snapshot: SessionSnapshot) -> None:
-        with self._write_lock:  # files and archive move on together, in snapshot order
-            if not self.store.write(snapshot):
-                return  # a newer save got there first
-            try:
-                self.archive.save_session(snapshot)
-            except sqlite3.Error as exc:
-                log.warning("cannot update the run archive: %s", exc)
+        """Save the session now: what changed in the archive, then Session.json and the
+        transcript (see session_store). Raises OSError if any of it cannot be written."""
+        self.store.save(self.session)
 
     def record_turn(self, record: TurnRecord) -> None:
         """Timings and costs to `Logs/`, the full record to the archive; neither may end a turn."""
@@ -146,7 +123,10 @@ class Workspace:
 
     def reopen(self, session_id: str) -> SessionData:
         """Make a past session (from the archive) the current one."""
-        session = self.archive.load_session(session_id)
+        try:
+            session = self.store.archived(session_id)
+        except sqlite3.Error as exc:
+            raise EnsembleError(f"Session {session_id} cannot be read from the history ({exc}).") from exc
         if session is None:
             raise EnsembleError(f"Session {session_id} is not in the history any more.")
         self.session = session

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.events import EngineEvent
+from ensemble_tui.core.home import HomePaths
 from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.session import SessionData
+from ensemble_tui.core.session_store import SessionStore
 
 
 async def run_turn(engine: Engine, mode: Mode, text: str) -> list[EngineEvent]:
@@ -13,3 +19,15 @@ async def run_turn(engine: Engine, mode: Mode, text: str) -> list[EngineEvent]:
 
 def of_type(events: list[EngineEvent], kind: type) -> list:
     return [event for event in events if isinstance(event, kind)]
+
+
+def restored_session(home: Path) -> SessionData:
+    """The session as the next start restores it (Session.json and the archive), read without
+    changing anything in `home`."""
+    archive = RunArchive(HomePaths(home).archive)
+    try:
+        session, warning = SessionStore(HomePaths(home), archive).load()
+    finally:
+        archive.close()
+    assert warning is None, warning
+    return session

@@ -16,7 +16,7 @@ from ensemble_tui.core.events import (
 )
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import Reply, Usage
-from tests.core.helpers import of_type, run_turn
+from tests.core.helpers import of_type, restored_session, run_turn
 
 
 async def test_single_model_turn_updates_chat_outputs_transcript_and_cost(workspace, scripted, make_engine, sample_pdf):
@@ -49,7 +49,8 @@ async def test_single_model_turn_updates_chat_outputs_transcript_and_cost(worksp
     transcript = (workspace.paths.chats / f"{session.id}.md").read_text()
     assert "Which lemma carries the proof?" in transcript and "It is **Lemma 2**." in transcript
     saved = json.loads(workspace.paths.session_file.read_text())
-    assert saved["history"][-1]["text"] == "It is **Lemma 2**." and saved["pdf_path"] == str(sample_pdf.resolve())
+    assert saved["pdf_path"] == str(sample_pdf.resolve())
+    assert restored_session(workspace.paths.root).history[-1].text == "It is **Lemma 2**."
     log_lines = (workspace.paths.logs / f"{session.id}.jsonl").read_text().splitlines()
     logged = json.loads(log_lines[-1])
     assert logged["outcome"] == "final" and logged["calls"][0]["provider"] == "Claude"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from ensemble_tui.core.events import FinalReplyReady, Notice, RunFailed
 from ensemble_tui.core.home import seed_home
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.workspace import Workspace
-from tests.core.helpers import of_type, run_turn
+from tests.core.helpers import of_type, restored_session, run_turn
 
 
 def one_line(message: str) -> str:
@@ -127,7 +126,6 @@ async def test_a_full_disk_while_writing_the_transcript_keeps_the_reply_and_the_
     scripted["Gemini"].scripts["proposer"] = ["Saved before the disk filled.", "Shown although the disk is full."]
     engine = make_engine()
     await run_turn(engine, Mode.GEMINI, "first")
-    session_before = workspace.paths.session_file.read_text()
     real_write = atomic.atomic_write_text
 
     def full_disk(path: Path, text: str) -> None:
@@ -135,13 +133,12 @@ async def test_a_full_disk_while_writing_the_transcript_keeps_the_reply_and_the_
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         real_write(path, text)
 
-    monkeypatch.setattr("ensemble_tui.core.session.atomic_write_text", full_disk)
+    monkeypatch.setattr("ensemble_tui.core.session_store.atomic_write_text", full_disk)
     events = await run_turn(engine, Mode.GEMINI, "second")
     assert of_type(events, FinalReplyReady)[0].text == "Shown although the disk is full."
     notice = one_line(of_type(events, Notice)[-1].message)
     assert "No space left on device" in notice and ".md" in notice and "free space" in notice
     transcript = (workspace.paths.chats / f"{workspace.session.id}.md").read_text()
     assert "Saved before the disk filled." in transcript  # the old transcript is whole
-    saved = json.loads(workspace.paths.session_file.read_text())
-    assert saved["history"][-1]["text"] in ("Shown although the disk is full.", "second")
-    assert json.loads(session_before)["history"][-1]["text"] == "Saved before the disk filled."
+    restored = restored_session(workspace.paths.root)  # the archive took the turn before the transcript failed
+    assert [m.text for m in restored.history][-2:] == ["second", "Shown although the disk is full."]

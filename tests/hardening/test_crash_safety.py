@@ -52,13 +52,14 @@ def _child(home: str, conn: Connection, seed: int) -> None:
 
 def _check_files(home: Path, completed: dict[str, set[str]]) -> None:
     Settings.model_validate(json.loads((home / "Configurations" / "Settings.json").read_text()))
-    current = SessionData.model_validate(json.loads((home / "Session.json").read_text()))
+    saved = SessionData.model_validate(json.loads((home / "Session.json").read_text()))
     workspace = Workspace.open(home)  # a restart
     assert workspace.warnings == [], workspace.warnings
-    assert workspace.session.id == current.id
+    current = workspace.session
+    assert current.id == saved.id
     for session_id, questions in completed.items():
         transcript = (home / "Chats" / f"{session_id}.md").read_text(encoding="utf-8")
-        archived = workspace.archive.load_session(session_id)
+        archived = workspace.store.archived(session_id)
         assert archived is not None
         archived_questions = {m.text for m in archived.history if m.role == "user"}
         for question in questions:

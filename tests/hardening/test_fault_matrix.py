@@ -50,6 +50,7 @@ from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import Fault, ScriptedReply, Simulator, closed_port_url
 from ensemble_tui.simulator.script import RecordedRequest, ScriptItem
 from tests.conftest import SleepRecorder
+from tests.core.helpers import restored_session
 
 # One event loop for the module, so the simulator and the adapters (whose SDK clients belong to
 # the loop they first ran in) are made once, not once per case, like an app asking many turns.
@@ -214,7 +215,8 @@ def last_turn_calls(home: Path, session_id: str) -> list[dict[str, object]]:
 
 
 def saved_session(home: Path) -> SessionData:
-    return SessionData.model_validate(json.loads((home / "Session.json").read_text(encoding="utf-8")))
+    """The session as a restart finds it."""
+    return restored_session(home)
 
 
 @pytest.fixture(scope="module")

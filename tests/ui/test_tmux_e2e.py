@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.helpers import restored_session
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
 
 REPO_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.pdf"
@@ -82,10 +84,10 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         assert "Simulated final reply" in screen
         assert "Sources:" in screen and "demo-source-1" in screen
         assert "Traceback" not in screen
-        saved = json.loads((home / "Session.json").read_text())
-        assert [m["role"] for m in saved["history"]] == ["user", "assistant"]
-        assert saved["resubmissions"] and saved["last_mode"] == "all"
-        assert set(saved["last_outputs"]) == {"ChatGPT", "Claude", "Gemini"}  # Ollama does not join All
+        saved = restored_session(home)
+        assert [m.role for m in saved.history] == ["user", "assistant"]
+        assert saved.resubmissions and saved.last_mode == "all"
+        assert set(saved.last_outputs) == {"ChatGPT", "Claude", "Gemini"}  # Ollama does not join All
         session.keys("F8")
         session.wait_for("Style Critique & vote", timeout=5)
         session.keys("-l", "And locally?")
