@@ -144,9 +144,11 @@ class SessionStore:
 
     # ----- saving -------------------------------------------------------------------------------
 
-    def save(self, session: SessionData) -> None:
+    def save(self, session: SessionData, *, transcript: bool = True) -> None:
         """Store what changed in the archive, then rewrite Session.json and the transcript.
 
+        The transcript (megabytes in a long chat) may wait for a later save (`transcript=False`):
+        it is rendered from the stored session, which holds everything it would show.
         Raises OSError (the archive's errors included) if anything cannot be written; what was
         stored stays stored and the next save writes the rest.
         """
@@ -174,7 +176,7 @@ class SessionStore:
         head = session.model_dump(mode="json", exclude=set(LISTS))
         head["archived"] = {name: len(getattr(session, name)) for name in LISTS}
         self._write(self.paths.session_file, json.dumps(head, indent=2, ensure_ascii=False) + "\n")
-        if history:
+        if transcript and history:
             self._write(self.transcript_path(session), render_transcript(session))
 
     def _write(self, path: Path, text: str) -> None:

@@ -78,7 +78,9 @@ class TurnRunner:
     async def execute(self) -> None:
         try:
             query = self._record_input()
-            self._save()  # a save stores what changed (session_store): here, the input
+            # The input is stored before any call; the transcript gets it with the turn's end
+            # (reply or failure) rather than rewriting megabytes in a long chat twice a turn.
+            self._save(transcript=False)
             self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
             self._check_ready()
             if self.mode.is_multi:
@@ -178,10 +180,10 @@ class TurnRunner:
         self._save()
         self._finish_record()
 
-    def _save(self) -> None:
+    def _save(self, *, transcript: bool = True) -> None:
         """Persist the session; a failed write is reported, never allowed to lose the turn."""
         try:
-            self.engine.workspace.persist()
+            self.engine.workspace.persist(transcript=transcript)
         except OSError as exc:
             self._report_save_failure(exc)
 

@@ -104,10 +104,11 @@ class Workspace:
         self.session.pdf_path = None
         self.persist()
 
-    def persist(self) -> None:
-        """Save the session now: what changed in the archive, then Session.json and the
-        transcript (see session_store). Raises OSError if any of it cannot be written."""
-        self.store.save(self.session)
+    def persist(self, *, transcript: bool = True) -> None:
+        """Save the session now: what changed in the archive, then Session.json and (unless
+        told to leave it for a later save) the transcript; see session_store. Raises OSError
+        if any of it cannot be written."""
+        self.store.save(self.session, transcript=transcript)
 
     def record_turn(self, record: TurnRecord) -> None:
         """Timings and costs to `Logs/`, the full record to the archive; neither may end a turn."""
