@@ -12,9 +12,11 @@ import random
 import shutil
 from pathlib import Path
 
+from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.atomic import atomic_write_json
 from ensemble_tui.core.home import seed_home
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission, SessionData
+from ensemble_tui.core.session_store import SessionStore
 
 REPLY_BYTES = 2048
 PDF_NAME = "paper.pdf"
@@ -95,9 +97,14 @@ def long_session(turns: int, pdf: Path | None, seed: int = 7) -> SessionData:
 
 
 def write_session(home: Path, session: SessionData) -> None:
-    """Put `session` where the app restores it from (Session.json in a seeded home)."""
+    """Save `session` in a seeded home as the app saves it (archive rows, Session.json,
+    transcript), so the app restores it as it would a chat of its own."""
     paths = seed_home(home)
-    atomic_write_json(paths.session_file, session.model_dump(mode="json"))
+    archive = RunArchive(paths.archive)
+    try:
+        SessionStore(paths, archive).save(session)
+    finally:
+        archive.close()
 
 
 def enable_compatible_providers(home: Path, labels: tuple[str, ...] = ("DeepSeek", "OpenRouter")) -> None:
