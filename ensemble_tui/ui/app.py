@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The first background pane mount waits for the footer's keys for at most this many refreshes.
+FOOTER_WAIT_REFRESHES = 20
+
 MAIN_SCREEN_ACTIONS = {
     "send",
     "send_added",
@@ -107,6 +110,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self._resubmissions: ResubmissionsPane | None = None
         self._settings_pane: SettingsPane | None = None
         self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
+        self._footer: KeyFooter | None = None  # made in compose()
         # The garbage collector's schedule (ui/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
 
@@ -166,7 +170,8 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
             for pane_id, title, _widget in hidden:
                 with TabPane(title, id=pane_id):
                     yield self._lazy_panes[pane_id]
-        yield KeyFooter(compact=True)
+        self._footer = KeyFooter(compact=True)
+        yield self._footer
 
     def _run_key(self, provider: str) -> str | None:
         """The Shift+F key that runs an added provider alone (None: a built-in, or beyond the keys)."""
@@ -220,16 +225,21 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self.chat.input.focus()
         self.call_after_refresh(self._mount_next_pane)
 
-    async def _mount_next_pane(self) -> None:
+    async def _mount_next_pane(self, refreshes_left: int = FOOTER_WAIT_REFRESHES) -> None:
         """Mount the next pane still waiting in its LazyPane, then schedule the one after it
-        for after the next refresh: one pane per frame, so the first complete frame (the
-        footer's keys) is not held up and typed keys are handled between panes."""
+        for after the next refresh: one pane per frame, so typed keys are handled between
+        panes. The first waits until a frame has drawn the footer's keys (the first complete
+        frame, a few refreshes after the first one), for at most `refreshes_left` refreshes in
+        case the footer never draws them."""
+        if refreshes_left > 0 and self._footer is not None and not self._footer.keys_drawn:
+            self.call_after_refresh(self._mount_next_pane, refreshes_left - 1)
+            return
         waiting = [placeholder for placeholder in self.query(LazyPane) if not placeholder.on_demand]
         if not waiting:
             self.collector.freeze_now()  # start-up is over: freeze what lives as long as the app
             return
         await waiting[0].mount_pane()
-        self.call_after_refresh(self._mount_next_pane)
+        self.call_after_refresh(self._mount_next_pane, 0)
 
     def on_unmount(self) -> None:
         self.collector.release()  # full collections back on (even if quitting mid-turn), nothing frozen

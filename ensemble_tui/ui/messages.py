@@ -7,22 +7,26 @@ are recognised and dropped instead of painting stale state.
 
 from __future__ import annotations
 
+from functools import cache
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from ensemble_tui.core.events import (
-    CostUpdated,
-    EngineEvent,
-    FinalReplyReady,
-    Notice,
-    ProposalReceived,
-    ProposerFailed,
-    Resubmitted,
-    ReviewReceived,
-    RunFailed,
-    RunStarted,
-    StatusChanged,
-    VoteCounted,
-)
+if TYPE_CHECKING:  # the core's events are imported with the engine, on the first turn
+    from ensemble_tui.core.events import (
+        CostUpdated,
+        EngineEvent,
+        FinalReplyReady,
+        Notice,
+        ProposalReceived,
+        ProposerFailed,
+        Resubmitted,
+        ReviewReceived,
+        RunFailed,
+        RunStarted,
+        StatusChanged,
+        VoteCounted,
+    )
 
 
 class TurnMessage(Message):
@@ -84,22 +88,28 @@ class TurnFailed(TurnMessage):
     event: RunFailed
 
 
-_MESSAGE_FOR: dict[type, type[TurnMessage]] = {
-    RunStarted: TurnBegan,
-    StatusChanged: TurnStatusChanged,
-    ProposalReceived: ProposalArrived,
-    ProposerFailed: ProposerSkipped,
-    Resubmitted: ResubmissionSent,
-    ReviewReceived: ReviewArrived,
-    VoteCounted: VotesCounted,
-    CostUpdated: SessionCostChanged,
-    Notice: TurnNoticed,
-    FinalReplyReady: ReplyFinished,
-    RunFailed: TurnFailed,
-}
+@cache
+def _message_types() -> dict[type, type[TurnMessage]]:
+    """Each core event type's message, made on the first event (not at start-up, where
+    importing the events' dataclasses cost ~4 ms before the first frame)."""
+    from ensemble_tui.core import events
+
+    return {
+        events.RunStarted: TurnBegan,
+        events.StatusChanged: TurnStatusChanged,
+        events.ProposalReceived: ProposalArrived,
+        events.ProposerFailed: ProposerSkipped,
+        events.Resubmitted: ResubmissionSent,
+        events.ReviewReceived: ReviewArrived,
+        events.VoteCounted: VotesCounted,
+        events.CostUpdated: SessionCostChanged,
+        events.Notice: TurnNoticed,
+        events.FinalReplyReady: ReplyFinished,
+        events.RunFailed: TurnFailed,
+    }
 
 
 def message_for(run_id: int, event: EngineEvent) -> TurnMessage:
     """The Textual message for a core event; an event type added to the core later than this
     app gets the generic TurnEventPosted rather than ending the run."""
-    return _MESSAGE_FOR.get(type(event), TurnEventPosted)(run_id, event)
+    return _message_types().get(type(event), TurnEventPosted)(run_id, event)

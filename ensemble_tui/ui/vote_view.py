@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ensemble_tui.core.events import VoteCounted, VoteRow
 from ensemble_tui.core.modes import Style
 from ensemble_tui.ui.rendering import plain
+
+if TYPE_CHECKING:  # imported with the engine, on the first turn
+    from ensemble_tui.core.events import VoteCounted, VoteRow
 
 MEDALS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
 REVIEW_KIND = {Style.VOTE: "Critiques"}  # councils and debates ask for rankings
@@ -44,7 +47,7 @@ def _number(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-Column = tuple[str, Callable[[VoteRow], str], str]  # heading, cell, justify
+Column = tuple[str, Callable[["VoteRow"], str], str]  # heading, cell, justify
 
 _COLUMNS: dict[Style, tuple[Column, ...]] = {
     Style.COUNCIL: (

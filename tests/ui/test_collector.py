@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ensemble_tui.ui.collector import NO_FULL_COLLECTION, CollectorPolicy
+from ensemble_tui.ui.collector import NO_FULL_COLLECTION, CollectorPolicy, start_up_hold
 from tests.core.scripted import Hang
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
@@ -56,6 +56,30 @@ def test_a_disabled_policy_leaves_the_collector_alone(collector_state):
     assert not policy.settle(threshold=0)
     policy.freeze_now()
     assert gc.get_freeze_count() == 0
+
+
+def test_start_up_runs_without_automatic_collection_until_the_app_freezes(collector_state):
+    policy = CollectorPolicy()
+    with start_up_hold():
+        assert not gc.isenabled()
+        policy.freeze_now()  # start-up is over
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    policy.release()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_an_app_closed_during_start_up_turns_automatic_collection_back_on(collector_state):
+    with start_up_hold():
+        CollectorPolicy().release()  # quit before start-up was over
+        assert gc.isenabled()
+
+
+def test_the_start_up_hold_ends_with_automatic_collection_on_whatever_happens(collector_state):
+    with pytest.raises(RuntimeError), start_up_hold():
+        CollectorPolicy(enabled=False).freeze_now()  # a policy that leaves the collector alone
+        assert not gc.isenabled()
+        raise RuntimeError("the app failed to start")
+    assert gc.isenabled()
 
 
 class CountingPolicy(CollectorPolicy):

@@ -131,6 +131,24 @@ async def test_the_status_line_names_the_cancel_key_as_the_keymap_has_it(workspa
         assert "cancels" not in str(app.query_one("#status-text").content)
 
 
+async def test_how_to_cancel_stays_in_view_when_the_status_is_too_long_for_the_line(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["proposer"] = ["A quick proposal"]
+    for label in ("Claude", "Gemini"):
+        chatty[label].scripts["proposer"] = [Hang()]
+    app = make_app()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await type_text(pilot, "A question for everyone")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.chat.status.answered == ("ChatGPT",))  # two models still to answer
+        await pilot.pause(0.2)  # a tick of the spinner repaints the line at its width
+        status = app.query_one("#status-text")
+        shown = status.content
+        assert str(shown).endswith("· Esc cancels") and "…" in str(shown)
+        assert shown.cell_len <= status.content_size.width
+        await pilot.press("escape")
+        await settle(pilot)
+
+
 async def test_a_broken_keymap_file_is_a_warning(workspace, chatty, make_app):
     (workspace.paths.configurations / "Keymap.json").write_text("{not json")
     app = make_app()

@@ -1,7 +1,9 @@
-"""`launch`: providers attached inside the simulator context, the app run, logging to a file."""
+"""`launch`: providers attached inside the simulator context, the app run, logging to a file; the
+collector held during start-up."""
 
 from __future__ import annotations
 
+import gc
 import logging
 from contextlib import contextmanager
 
@@ -68,3 +70,11 @@ def test_a_missing_part_of_the_install_is_one_line(workspace, monkeypatch, capsy
     assert capsys.readouterr().err.strip() == (
         "ensemble-tui: this install lacks ensemble_tui.simulator - reinstall ensemble-tui."
     )
+
+
+def test_only_the_app_starts_without_automatic_garbage_collection():
+    with cli.collector_hold(None):
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with cli.collector_hold("ask"):
+        assert gc.isenabled()

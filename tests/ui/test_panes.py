@@ -14,6 +14,7 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
 from ensemble_tui.ui.panes.settings import SettingsPane
+from ensemble_tui.ui.widgets.key_footer import KeyFooter
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 
@@ -190,6 +191,35 @@ async def test_a_pane_chosen_in_the_first_frames_opens_with_the_focus_in_it(work
         app.show_pane(pane_id_for_provider("Claude"))
         await pilot.pause()
         assert "Earlier Claude text" in app.export_screenshot().replace("&#160;", " ")
+
+
+@pytest.mark.first_frames
+async def test_the_hidden_panes_are_mounted_after_the_frame_with_the_footers_keys(
+    workspace, chatty, make_app, monkeypatch
+):
+    app = make_app()
+    keys_drawn_at_each_mount: list[bool] = []
+    mount_pane = LazyPane.mount_pane
+
+    async def recording_mount_pane(self: LazyPane) -> None:
+        keys_drawn_at_each_mount.append(app.query_one(KeyFooter).keys_drawn)
+        await mount_pane(self)
+
+    monkeypatch.setattr(LazyPane, "mount_pane", recording_mount_pane)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: all(p.on_demand for p in app.query(LazyPane)))
+    assert keys_drawn_at_each_mount and all(keys_drawn_at_each_mount), "the first complete frame comes first"
+
+
+@pytest.mark.first_frames
+async def test_the_hidden_panes_are_mounted_even_if_the_footer_never_draws_its_keys(
+    workspace, chatty, make_app, monkeypatch
+):
+    monkeypatch.setattr(KeyFooter, "_keys_were_drawn", lambda self: None)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: all(p.on_demand for p in app.query(LazyPane)))
+        assert not app.query_one(KeyFooter).keys_drawn
 
 
 @pytest.mark.first_frames

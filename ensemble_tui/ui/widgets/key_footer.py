@@ -22,6 +22,7 @@ class KeyFooter(Footer):
 
     _recompose_queued = False
     _shown: tuple[Any, ...] | None = None  # the keys of the last compose
+    keys_drawn = False  # whether a frame has drawn the keys: the app's first complete frame
 
     def bindings_changed(self, screen: Screen) -> None:
         if self._recompose_queued and screen is self.screen:
@@ -37,6 +38,11 @@ class KeyFooter(Footer):
             return
         self._shown = shown
         await super().recompose()
+        if shown is not None and not self.keys_drawn:
+            self.call_after_refresh(self._keys_were_drawn)
+
+    def _keys_were_drawn(self) -> None:
+        self.keys_drawn = True
 
     def _keys_shown(self) -> tuple[Any, ...] | None:
         """What `Footer.compose` draws from: each shown binding with its state and key display

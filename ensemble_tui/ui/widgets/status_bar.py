@@ -103,23 +103,29 @@ class StatusBar(Horizontal):
         width left by the style and cost (`1fr`), so its text never changes its size, and a
         layout pass on every tick (8 a second during a run) cost 5-15 ms of the loop each."""
         if self.is_mounted:
-            self.query_one("#status-text", Static).update(self._status_line(), layout=False)
+            text = self.query_one("#status-text", Static)
+            text.update(self._status_line(text.content_size.width), layout=False)
 
-    def _status_line(self) -> Text:
+    def _status_line(self, width: int = 0) -> Text:
+        """The status, cut with "…" to `width` cells (0: as long as it is) before the hint, so
+        how to cancel stays in view however many models are named."""
         line = Text(end="", no_wrap=True, overflow="ellipsis")
         if self.running:
             line.append(SPINNER[self._frame] + " ", style="bold")
         line.append_text(plain(self.text))
         if self.running:
             line.append(f"  {elapsed_text(time.monotonic() - self._started)}", style="dim")
-            if self.hint:
-                line.append(f" · {self.hint}", style="dim")
         if self.answered:
             line.append("  answered: ", style="dim")
             line.append(", ".join(self.answered))
         if self.waiting and self.running:
             line.append("  waiting: ", style="dim")
             line.append(", ".join(self.waiting))
+        if self.running and self.hint:
+            hint = Text(f" · {self.hint}", style="dim", end="")
+            if width and line.cell_len + hint.cell_len > width:
+                line.truncate(max(1, width - hint.cell_len), overflow="ellipsis")
+            line.append_text(hint)
         return line
 
     def _style_line(self) -> Text:
