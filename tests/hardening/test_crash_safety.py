@@ -52,6 +52,9 @@ def _child(home: str, conn: Connection, seed: int) -> None:
 
 def _check_files(home: Path, completed: dict[str, set[str]]) -> None:
     Settings.model_validate(json.loads((home / "Configurations" / "Settings.json").read_text()))
+    if not (home / "Session.json").exists():  # killed before the first save of all
+        assert not completed, "Session.json is gone although turns had completed"
+        return
     saved = SessionData.model_validate(json.loads((home / "Session.json").read_text()))
     workspace = Workspace.open(home)  # a restart
     assert workspace.warnings == [], workspace.warnings
