@@ -127,12 +127,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         except EnsembleError as exc:
             print(f"ensemble-tui: {exc}", file=sys.stderr)
             return 2
-        if args.command == "ask":
-            from ensemble_tui.headless import ask
+        try:
+            if args.command == "ask":
+                from ensemble_tui.headless import ask
 
-            return ask(
-                workspace, question=args.question, mode=args.mode, style=args.style, new=args.new, pdf=pdf, demo=demo
-            )
-        from ensemble_tui.ui.launch import launch
+                return ask(
+                    workspace,
+                    question=args.question,
+                    mode=args.mode,
+                    style=args.style,
+                    new=args.new,
+                    pdf=pdf,
+                    demo=demo,
+                )
+            from ensemble_tui.ui.launch import launch
 
-        return launch(workspace, pdf=pdf, demo=demo)
+            return launch(workspace, pdf=pdf, demo=demo)
+        finally:
+            workspace.close()

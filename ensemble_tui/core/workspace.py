@@ -110,6 +110,11 @@ class Workspace:
         if any of it cannot be written."""
         self.store.save(self.session, transcript=transcript)
 
+    def close(self) -> None:
+        """Close the archive: SQLite then folds its write-ahead log into History.sqlite3, so
+        that file alone holds every chat (a copy of it is complete)."""
+        self.archive.close()
+
     def record_turn(self, record: TurnRecord) -> None:
         """Timings and costs to `Logs/`, the full record to the archive; neither may end a turn."""
         record.session_cost_usd = self.session.cost_usd

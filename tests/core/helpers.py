@@ -21,13 +21,13 @@ def of_type(events: list[EngineEvent], kind: type) -> list:
     return [event for event in events if isinstance(event, kind)]
 
 
-def restored_session(home: Path) -> SessionData:
-    """The session as the next start restores it (Session.json and the archive), read without
-    changing anything in `home`."""
-    archive = RunArchive(HomePaths(home).archive)
+def restored_session(home: Path, archive: Path | None = None) -> SessionData:
+    """The session as the next start restores it (Session.json and the archive, or `archive` in
+    place of the home's own), read without changing anything in `home`."""
+    store = SessionStore(HomePaths(home), RunArchive(archive or HomePaths(home).archive))
     try:
-        session, warning = SessionStore(HomePaths(home), archive).load()
+        session, warning = store.load()
     finally:
-        archive.close()
+        store.archive.close()
     assert warning is None, warning
     return session

@@ -106,5 +106,9 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         while not marker.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         assert marker.read_text().strip() == "0"
+        backup = tmp_path / "backup" / "History.sqlite3"  # a copy of that one file holds every chat
+        backup.parent.mkdir()
+        shutil.copyfile(home / "History.sqlite3", backup)
+        assert restored_session(home, backup).history[-1].text.startswith("**Simulated ollama reply**")
     finally:
         session.close()
