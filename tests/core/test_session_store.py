@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.archive import RunArchive
+from ensemble_tui.core.archive import SCHEMA, RunArchive
 from ensemble_tui.core.events import FinalReplyReady, Notice
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.session import ChatMessage, Resubmission, SessionData
@@ -144,3 +144,19 @@ async def test_an_archive_that_refuses_a_save_costs_a_notice_not_the_reply(
     monkeypatch.undo()
     workspace.persist()  # the archive is back: the next save stores the whole turn
     assert [m.text for m in _restarted(workspace.paths.root).session.history] == ["a question", "the answer"]
+
+
+def test_a_chat_archived_by_an_older_version_reopens_with_its_messages(workspace, home):
+    old = SessionData(id="2026-01-01_10-00-00", history=[ChatMessage(role="user", text="archived q")])
+    old.history.append(ChatMessage(role="assistant", text="archived a"))
+    with sqlite3.connect(workspace.paths.archive) as db:  # a row as older versions wrote it: the whole session
+        db.executescript(SCHEMA)
+        db.execute(
+            "INSERT INTO sessions (id, first_question, turns, cost_usd, data) VALUES (?, ?, ?, ?, ?)",
+            (old.id, "archived q", 1, 0.0, old.model_dump_json()),
+        )
+    reopened = workspace.reopen(old.id)
+    assert [m.text for m in reopened.history] == ["archived q", "archived a"]
+    reopened.history.append(ChatMessage(role="user", text="asked again"))
+    workspace.persist()
+    assert [m.text for m in _restarted(home).session.history] == ["archived q", "archived a", "asked again"]
