@@ -172,7 +172,8 @@ class SessionStore:
             self.archive.save_session(row, changes)
         except sqlite3.Error as exc:
             raise OSError(errno.EIO, f"cannot store the chat history: {exc}", str(self.paths.archive)) from exc
-        self._stored[session.id] = {name: list(getattr(session, name)) for name in LISTS}
+        # Only the chat being saved is remembered: another one, reopened, is read afresh.
+        self._stored = {session.id: {name: list(getattr(session, name)) for name in LISTS}}
         head = session.model_dump(mode="json", exclude=set(LISTS))
         head["archived"] = {name: len(getattr(session, name)) for name in LISTS}
         self._write(self.paths.session_file, json.dumps(head, indent=2, ensure_ascii=False) + "\n")
