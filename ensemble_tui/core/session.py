@@ -106,6 +106,16 @@ def render_transcript(session: SessionData) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def unchanged_prefix(before: Sequence[Any], after: Sequence[Any]) -> int:
+    """How many leading items two versions of a session list share. Items are never changed
+    once made (only added, removed or replaced), so identity settles almost every comparison."""
+    limit = min(len(before), len(after))
+    index = 0
+    while index < limit and (before[index] is after[index] or before[index] == after[index]):
+        index += 1
+    return index
+
+
 # The session's lists that only grow at their end, so each is stored one item per row (see
 # session_store): a save writes what was added, not the whole chat.
 LISTS: dict[str, type[BaseModel]] = {"history": ChatMessage, "resubmissions": Resubmission}

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ensemble_tui.core.archive import ListChange, RunArchive, SessionRow
 from ensemble_tui.core.atomic import atomic_write_text
 from ensemble_tui.core.home import HomePaths
-from ensemble_tui.core.session import LISTS, SessionData, render_transcript, with_items
+from ensemble_tui.core.session import LISTS, SessionData, render_transcript, unchanged_prefix, with_items
 
 
 class SessionFile(BaseModel):
@@ -46,16 +46,6 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_size
-
-
-def _unchanged_prefix(before: list[Any], after: list[Any]) -> int:
-    """How many leading items two versions of a list share. Items are never changed once made
-    (only added, removed or replaced), so identity settles almost every comparison."""
-    limit = min(len(before), len(after))
-    index = 0
-    while index < limit and (before[index] is after[index] or before[index] == after[index]):
-        index += 1
-    return index
 
 
 @dataclass
@@ -157,7 +147,7 @@ class SessionStore:
         for name in LISTS:
             items: list[Any] = getattr(session, name)
             before = stored.get(name)
-            keep = 0 if before is None else _unchanged_prefix(before, items)
+            keep = 0 if before is None else unchanged_prefix(before, items)
             if before is None or keep < len(before) or keep < len(items):
                 changes[name] = ListChange(keep, [item.model_dump_json() for item in items[keep:]])
         history = session.history

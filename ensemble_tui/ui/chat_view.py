@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from ensemble_tui.core.session import ChatMessage
+from ensemble_tui.core.session import ChatMessage, unchanged_prefix
 from ensemble_tui.ui.rendering import RenderedOnce, keep_line_breaks, markdown, plain
 
 BATCH = 20
@@ -195,11 +195,7 @@ class MessageLog(VerticalScroll):
         if not self._can_mount:
             self._pending = list(history)
             return
-        common = 0
-        limit = min(len(self._messages), len(history))
-        shown = self._messages
-        while common < limit and (shown[common] is history[common] or shown[common] == history[common]):
-            common += 1
+        common = unchanged_prefix(self._messages, history)
         if common < self._first_shown:
             self.show(history)
             return
