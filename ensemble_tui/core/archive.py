@@ -22,10 +22,10 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ensemble_tui.core.atomic import aside_path
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
 
@@ -223,7 +223,7 @@ class RunArchive:
         """Move an unreadable database out of the way (a fresh one is made on the next use);
         returns where it went."""
         self.close()
-        aside = self.path.with_name(f"{self.path.name}.broken-{datetime.now():%Y%m%d-%H%M%S}")
+        aside = aside_path(self.path)
         self.path.replace(aside)
         for suffix in ("-wal", "-shm"):  # its log means nothing without it
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)

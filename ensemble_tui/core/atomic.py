@@ -6,6 +6,7 @@ import json
 import os
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,12 @@ def atomic_write_text(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def aside_path(path: Path) -> Path:
+    """Where an unreadable file is kept aside (beside it, stamped with the time), so the user
+    can still open it while a fresh one takes its place."""
+    return path.with_name(f"{path.name}.broken-{datetime.now():%Y%m%d-%H%M%S}")
 
 
 def remove_stale_temporaries(folder: Path, older_than_s: float) -> int:

@@ -19,14 +19,13 @@ import errno
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ensemble_tui.core.archive import ListChange, RunArchive, SessionRow
-from ensemble_tui.core.atomic import atomic_write_text
+from ensemble_tui.core.atomic import aside_path, atomic_write_text
 from ensemble_tui.core.home import HomePaths
 from ensemble_tui.core.session import LISTS, SessionData, render_transcript, unchanged_prefix, with_items
 
@@ -76,7 +75,7 @@ class SessionStore:
             raw = json.loads(path.read_text(encoding="utf-8"))
             session, file = SessionData.model_validate(raw), SessionFile.model_validate(raw)
         except (json.JSONDecodeError, ValidationError, UnicodeDecodeError, OSError):
-            aside = path.with_name(f"{path.name}.broken-{datetime.now():%Y%m%d-%H%M%S}")
+            aside = aside_path(path)
             try:
                 path.replace(aside)
             except OSError:

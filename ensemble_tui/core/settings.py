@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ensemble_tui.core.atomic import atomic_write_json
+from ensemble_tui.core.atomic import aside_path, atomic_write_json
 from ensemble_tui.core.config import ProviderConfig
 
 ReasoningSetting = Literal["off", "low", "medium", "high"]
@@ -59,7 +58,7 @@ def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSetti
     try:
         loaded = Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except (json.JSONDecodeError, ValidationError, UnicodeDecodeError, OSError) as exc:
-        aside = path.with_name(f"{path.name}.broken-{datetime.now():%Y%m%d-%H%M%S}")
+        aside = aside_path(path)
         try:
             path.replace(aside)
             kept = f"kept as {aside.name}"
