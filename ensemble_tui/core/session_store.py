@@ -150,12 +150,16 @@ class SessionStore:
             if before is None or keep < len(before) or keep < len(items):
                 changes[name] = ListChange(keep, [item.model_dump_json() for item in items[keep:]])
         history = session.history
+        # Session.json's text is also the archive row's JSON (`archived` is ignored on reading).
+        head = session.model_dump(mode="json", exclude=set(LISTS))
+        head["archived"] = {name: len(getattr(session, name)) for name in LISTS}
+        head_text = json.dumps(head, indent=2, ensure_ascii=False) + "\n"
         row = SessionRow(
             id=session.id,
             first_question=next((m.text for m in history if m.role == "user"), ""),
             turns=sum(1 for m in history if m.role == "assistant"),
             cost_usd=session.cost_usd,
-            head=session.model_dump_json(exclude=set(LISTS)),
+            head=head_text,
         )
         try:
             self.archive.save_session(row, changes)
@@ -163,9 +167,7 @@ class SessionStore:
             raise OSError(errno.EIO, f"cannot store the chat history: {exc}", str(self.paths.archive)) from exc
         # Only the chat being saved is remembered: another one, reopened, is read afresh.
         self._stored = {session.id: {name: list(getattr(session, name)) for name in LISTS}}
-        head = session.model_dump(mode="json", exclude=set(LISTS))
-        head["archived"] = {name: len(getattr(session, name)) for name in LISTS}
-        self._write(self.paths.session_file, json.dumps(head, indent=2, ensure_ascii=False) + "\n")
+        self._write(self.paths.session_file, head_text)
         if transcript and history:
             self._write(self.transcript_path(session), render_transcript(session))
 
