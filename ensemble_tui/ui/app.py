@@ -111,6 +111,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self._settings_pane: SettingsPane | None = None
         self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
         self._footer: KeyFooter | None = None  # made in compose()
+        self._keymap_warning: str | None = None  # read in compose()
         # The garbage collector's schedule (ui/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
 
@@ -163,6 +164,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self._lazy_panes = {
             pane_id: LazyPane(widget, on_demand=pane_id == "settings") for pane_id, _title, widget in hidden
         }
+        self._keymap_warning = self._load_keymap()
         yield Header()
         with TabbedContent(id="panes", initial="chat"):
             with TabPane("Chat", id="chat"):
@@ -208,13 +210,18 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
 
     # ----- start-up --------------------------------------------------------------------------
 
-    def on_mount(self) -> None:
-        keymap, keymap_warning = load_keymap(self.workspace.paths.configurations / KEYMAP_FILE)
+    def _load_keymap(self) -> str | None:
+        """Keymap.json's keys, before the footer shows any (it composes its keys with itself);
+        returns the warning for a broken file."""
+        keymap, warning = load_keymap(self.workspace.paths.configurations / KEYMAP_FILE)
         if keymap:
             self.set_keymap(keymap)
             self.cancel_key = key_name(keymap.get("run.cancel", "escape"))
+        return warning
+
+    def on_mount(self) -> None:
         self._show_session()
-        lines = [*self.workspace.warnings, *filter(None, [keymap_warning])]
+        lines = [*self.workspace.warnings, *filter(None, [self._keymap_warning])]
         for name, reason in self.workspace.unavailable.items():
             config = self.workspace.configs.get(name)
             lines.append(key_hint(config, reason) if config else reason)

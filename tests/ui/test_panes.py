@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.widgets._footer import FooterKey
 from textual_fspicker import FileOpen
 
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
+from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.chat_view import BATCH, ChatEntry, ChatNotice, EarlierButton
 from ensemble_tui.ui.panes import pane_id_for_provider
 from ensemble_tui.ui.panes.lazy import LazyPane
@@ -209,6 +213,24 @@ async def test_the_hidden_panes_are_mounted_after_the_frame_with_the_footers_key
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: all(p.on_demand for p in app.query(LazyPane)))
     assert keys_drawn_at_each_mount and all(keys_drawn_at_each_mount), "the first complete frame comes first"
+
+
+@pytest.mark.first_frames
+async def test_the_first_frame_shows_the_keys_as_the_keymap_has_them(workspace, chatty, make_app, monkeypatch):
+    (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"mode.claude": "f9"}))
+    app = make_app()
+    keys_in_first_frame: list[str] = []
+    display = EnsembleApp._display  # where Textual hands each frame to the terminal
+
+    def recording_display(self: EnsembleApp, screen: Any, renderable: Any) -> None:
+        if not keys_in_first_frame:
+            keys_in_first_frame.extend([key.key for key in self.query(FooterKey)] or ["none"])
+        display(self, screen, renderable)
+
+    monkeypatch.setattr(EnsembleApp, "_display", recording_display)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+    assert {"f1", "f9", "f5", "ctrl+p"} <= set(keys_in_first_frame) and "f2" not in keys_in_first_frame
 
 
 @pytest.mark.first_frames

@@ -3,15 +3,17 @@
 Textual's Footer recomposes (removes and mounts a dozen key widgets, then a layout pass of the
 whole screen: 10-35 ms here) after every bindings signal, and a signal comes with each focus
 change and each `refresh_bindings()`: five of them before the first complete frame at start-up,
-two around every turn. Most change nothing the footer shows. KeyFooter queues at most one
-recompose at a time (a signal that arrives while one is queued adds nothing: the recompose reads
-the bindings as they are then), and a recompose that would show the same keys is skipped.
+two around every turn. Most change nothing the footer shows. KeyFooter composes its keys with
+itself, queues at most one recompose at a time (a signal that arrives while one is queued adds
+nothing: the recompose reads the bindings as they are then), and skips a recompose that would
+show the same keys.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -23,6 +25,22 @@ class KeyFooter(Footer):
     _recompose_queued = False
     _shown: tuple[Any, ...] | None = None  # the keys of the last compose
     keys_drawn = False  # whether a frame has drawn the keys: the app's first complete frame
+
+    def compose(self) -> ComposeResult:
+        """The keys from the start, so the app's first frame is complete. Textual's Footer
+        composes nothing until the first bindings signal and then recomposes after a refresh:
+        the keys came two frames and 25-30 ms after the rest of the screen. The bindings are
+        known once the footer is mounted (the app's and the screen's; the focused widget's
+        arrive with their signal, and change what is shown only if they differ). `_bindings_ready`
+        is Footer's own flag for that; there is no public way to set it."""
+        self._bindings_ready = True
+        self._shown = self._keys_shown()
+        yield from super().compose()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self._shown is not None:
+            self.call_after_refresh(self._keys_were_drawn)
 
     def bindings_changed(self, screen: Screen) -> None:
         if self._recompose_queued and screen is self.screen:
