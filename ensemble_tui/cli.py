@@ -17,6 +17,7 @@ from ensemble_tui import __version__
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui.simulator.standby import StandbyDemo
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
 STYLES = ("aggregate", "council", "vote", "debate")
@@ -95,6 +96,16 @@ def simulator_context(demo: bool) -> AbstractContextManager[dict[str, str] | Non
     from ensemble_tui.simulator.demo import demo_environment
 
     return demo_environment()
+
+
+def demo_on_standby(demo: bool) -> AbstractContextManager[StandbyDemo | None]:
+    """The app's demo simulator: its address for the providers now, its server started by the
+    app after its first frame (simulator/standby.py)."""
+    if not demo:
+        return nullcontext(None)
+    from ensemble_tui.simulator.standby import standby_demo
+
+    return standby_demo()
 
 
 def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:

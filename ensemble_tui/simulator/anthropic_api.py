@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from ensemble_tui.simulator.addresses import ANTHROPIC_PREFIX
 from ensemble_tui.simulator.script import ProviderScript, RecordedRequest, ScriptedReply, SimFile
 from ensemble_tui.simulator.wire import (
     HttpReply,
@@ -24,7 +25,7 @@ from ensemble_tui.simulator.wire import (
 )
 
 NAME = "anthropic"
-PREFIX = "/anthropic"  # base URL: <server>/anthropic (the SDK adds /v1)
+PREFIX = ANTHROPIC_PREFIX
 
 
 def endpoint(method: str, path: str) -> str:

@@ -17,11 +17,12 @@ import binascii
 from typing import Any
 
 from ensemble_tui.simulator import openai_api
+from ensemble_tui.simulator.addresses import CHAT_PREFIX
 from ensemble_tui.simulator.script import InlineFile, RecordedRequest, ScriptedReply
 from ensemble_tui.simulator.wire import HttpReply, citation, estimate_tokens, merged, now, sha256, split_cited, token
 
 NAME = "chat"
-PREFIX = "/chat"  # base URL: <server>/chat/<name>/v1
+PREFIX = CHAT_PREFIX
 _PATHS = ("/v1/chat/completions", "/chat/completions")  # DeepSeek's base URL has no /v1
 PDF_TOKENS = 1500  # default prompt tokens per inline PDF, as the other simulated APIs count
 

@@ -14,6 +14,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ensemble_tui.simulator.addresses import GEMINI_PREFIX
 from ensemble_tui.simulator.script import ProviderScript, RecordedRequest, ScriptedReply, SimFile
 from ensemble_tui.simulator.wire import (
     HttpReply,
@@ -26,7 +27,7 @@ from ensemble_tui.simulator.wire import (
 )
 
 NAME = "gemini"
-PREFIX = "/gemini"  # base URL: <server>/gemini
+PREFIX = GEMINI_PREFIX
 _GENERATE = re.compile(r"^/(v1|v1beta)/models/([^/:]+):generateContent$")
 _FILE = re.compile(r"^/(v1|v1beta)/files/([a-z0-9-]+)$")
 _UPLOAD = re.compile(r"^/upload/(v1|v1beta)/files$")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ensemble_tui.simulator.addresses import OPENAI_PREFIX
 from ensemble_tui.simulator.script import ProviderScript, RecordedRequest, ScriptedReply, SimFile
 from ensemble_tui.simulator.wire import (
     HttpReply,
@@ -23,7 +24,7 @@ from ensemble_tui.simulator.wire import (
 )
 
 NAME = "openai"
-PREFIX = "/openai"  # base URL: <server>/openai/v1
+PREFIX = OPENAI_PREFIX
 
 
 def endpoint(method: str, path: str) -> str:

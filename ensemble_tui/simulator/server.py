@@ -32,17 +32,11 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ensemble_tui.providers.credentials import SIMULATED_CHAT_VAR, provider_slug
-from ensemble_tui.simulator import anthropic_api, chat_api, gemini_api, openai_api
+from ensemble_tui.providers.credentials import provider_slug
+from ensemble_tui.simulator import addresses, anthropic_api, chat_api, gemini_api, openai_api
 from ensemble_tui.simulator.script import Fault, ProviderScript, RecordedRequest, ScriptedReply, json_strings
 from ensemble_tui.simulator.wire import HttpReply, sha256
 
-# Dummy keys: obviously fake, and distinct so a test can tell which one leaked where.
-SIM_KEYS = {
-    "OPENAI_API_KEY": "sk-sim-openai-key-0000",
-    "ANTHROPIC_API_KEY": "sk-ant-sim-anthropic-key-0000",
-    "GEMINI_API_KEY": "sim-gemini-key-0000",
-}
 _APIS: tuple[ModuleType, ...] = (openai_api, anthropic_api, gemini_api)
 _CHAT_PATH = re.compile(r"^/chat/([a-z0-9][a-z0-9-]*)(/.*)?$")
 _DROPPED_BODY = json.dumps({"id": "cut-off", "output": [{"type": "message", "text": "x" * 400}]}).encode()
@@ -66,11 +60,13 @@ class Simulator:
 
     # ----- life cycle ------------------------------------------------------------------------------
 
-    def start(self) -> Simulator:
+    def start(self, listening: socket.socket | None = None) -> Simulator:
+        """Serve on a new port, or on `listening`: a socket already bound and listening, whose
+        address the providers were given before the server existed (simulator/standby.py)."""
         if self._server is not None:
             return self
         self._stopping.clear()
-        self._server = _Server((self.host, 0), _Handler, self)
+        self._server = _Server((self.host, 0), _Handler, self, listening=listening)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="api-simulator", daemon=True
         )
@@ -119,11 +115,7 @@ class Simulator:
 
     @property
     def base_urls(self) -> dict[str, str]:
-        return {
-            "openai": f"{self.url}{openai_api.PREFIX}/v1",
-            "anthropic": f"{self.url}{anthropic_api.PREFIX}",
-            "gemini": f"{self.url}{gemini_api.PREFIX}",
-        }
+        return addresses.base_urls(self.url)
 
     def chat_base_url(self, name: str) -> str:
         """The base URL (with `/v1`) of the simulated Chat Completions provider `name`."""
@@ -133,14 +125,7 @@ class Simulator:
     def env(self) -> dict[str, str]:
         """Base URL and dummy key variables that point all three SDKs here, and every
         OpenAI-compatible provider to `chat(<its label, lower-case>)` (see providers.registry)."""
-        urls = self.base_urls
-        return {
-            "OPENAI_BASE_URL": urls["openai"],
-            "ANTHROPIC_BASE_URL": urls["anthropic"],
-            "GOOGLE_GEMINI_BASE_URL": urls["gemini"],
-            SIMULATED_CHAT_VAR: f"{self.url}{chat_api.PREFIX}",
-            **SIM_KEYS,
-        }
+        return addresses.environment(self.url)
 
     def chat(self, name: str) -> ProviderScript:
         """The script of the Chat Completions provider served under `/chat/<name>` (made on first use)."""
@@ -225,11 +210,23 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], sim: Simulator) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler: type[BaseHTTPRequestHandler],
+        sim: Simulator,
+        *,
+        listening: socket.socket | None = None,
+    ) -> None:
         self.sim = sim
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
-        super().__init__(address, handler)
+        super().__init__(address, handler, bind_and_activate=listening is None)
+        if listening is not None:  # built unbound (bind_and_activate=False); serve the given socket
+            self.socket.close()
+            self.socket = listening
+            self.server_address = listening.getsockname()
+            self.server_name, self.server_port = self.server_address[:2]
 
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._open_lock:
@@ -410,4 +407,4 @@ def parse_multipart(content_type: str, data: bytes) -> dict[str, Any]:
     return {"fields": fields, "files": files, "blobs": blobs}
 
 
-__all__ = ["SIM_KEYS", "Fault", "ScriptedReply", "Simulator"]
+__all__ = ["Fault", "ScriptedReply", "Simulator"]

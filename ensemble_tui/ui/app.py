@@ -87,7 +87,10 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         folder_opener: Callable[[Path], bool] = open_folder,
         demo: bool = False,
         collector: CollectorPolicy | None = None,
+        after_start_up: Callable[[], None] | None = None,
     ) -> None:
+        """`after_start_up` is called once the first frame is drawn and the hidden panes are
+        mounted: work the app needs soon but not on screen (the demo simulator's server)."""
         super().__init__()
         self.workspace = workspace
         self._engine = engine
@@ -114,6 +117,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self._keymap_warning: str | None = None  # read in compose()
         # The garbage collector's schedule (ui/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
+        self._after_start_up = after_start_up
 
     @property
     def engine(self) -> Engine:
@@ -243,10 +247,20 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
             return
         waiting = [placeholder for placeholder in self.query(LazyPane) if not placeholder.on_demand]
         if not waiting:
-            self.collector.freeze_now()  # start-up is over: freeze what lives as long as the app
+            self._start_up_over()
             return
         await waiting[0].mount_pane()
         self.call_after_refresh(self._mount_next_pane, 0)
+
+    def _start_up_over(self) -> None:
+        after, self._after_start_up = self._after_start_up, None
+        if after is not None:
+            try:
+                after()
+            except Exception as exc:  # the app stays usable; the turns that need it will say so
+                log.exception("after start-up")
+                self.add_notice(f"Start-up did not finish: {exc}. Restart ensemble-tui if turns fail.", "error")
+        self.collector.freeze_now()  # freeze what lives as long as the app (ui/collector.py)
 
     def on_unmount(self) -> None:
         self.collector.release()  # full collections back on (even if quitting mid-turn), nothing frozen

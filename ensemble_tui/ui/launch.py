@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ensemble_tui.core.workspace import Workspace
@@ -20,13 +21,21 @@ def build_app(
     pdf: str | Path | None = None,
     demo: bool = False,
     notifier: ReplyNotifier | None = None,
+    after_start_up: Callable[[], None] | None = None,
 ) -> EnsembleApp:
     """The one app factory, shared by the command line and the snapshot tests.
 
     The app it builds owns its process, so it also schedules the garbage collector (no full
     collection in the middle of a turn; see ui/collector.py).
     """
-    return EnsembleApp(workspace, pdf=pdf, demo=demo, notifier=notifier, collector=CollectorPolicy())
+    return EnsembleApp(
+        workspace,
+        pdf=pdf,
+        demo=demo,
+        notifier=notifier,
+        collector=CollectorPolicy(),
+        after_start_up=after_start_up,
+    )
 
 
 def configure_logging(logs: Path) -> None:
@@ -44,14 +53,19 @@ def configure_logging(logs: Path) -> None:
 
 
 def launch(workspace: Workspace, *, pdf: str | None = None, demo: bool = False) -> int:
-    from ensemble_tui.cli import attach_providers, simulator_context
+    from ensemble_tui.cli import attach_providers, demo_on_standby
 
     configure_logging(workspace.paths.logs)
     try:
-        context = simulator_context(demo)
-        with context as env:
-            attach_providers(workspace, env)
-            app = build_app(workspace, pdf=pdf, demo=demo, notifier=SystemNotifier())
+        with demo_on_standby(demo) as standby:
+            attach_providers(workspace, standby.env if standby else None)
+            app = build_app(
+                workspace,
+                pdf=pdf,
+                demo=demo,
+                notifier=SystemNotifier(),
+                after_start_up=standby.start if standby else None,
+            )
             app.run()
     except ModuleNotFoundError as exc:
         # The providers and the simulator are built in parallel with this app; say so plainly

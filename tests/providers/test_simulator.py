@@ -3,6 +3,7 @@ and the demo's scripted roles."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -14,6 +15,7 @@ import pytest
 from ensemble_tui.core.verdict import parse_verdict
 from ensemble_tui.simulator import Fault, RecordedRequest, ScriptedReply, Simulator, closed_port_url
 from ensemble_tui.simulator.demo import REVISED_MARK, demo_environment, start_demo
+from ensemble_tui.simulator.standby import standby_demo
 from tests.providers.provider_support import ask
 
 
@@ -133,6 +135,37 @@ def test_demo_environment_runs_for_the_block():
             urllib.request.urlopen(base + "/nowhere", timeout=5)
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(base + "/nowhere", timeout=2)
+
+
+async def test_a_demo_on_standby_answers_a_question_asked_before_its_server_started(pdf):
+    from ensemble_tui.providers.credentials import Credentials
+    from ensemble_tui.providers.openai_adapter import OpenAIProvider
+
+    with standby_demo(seed=1) as standby:
+        env = standby.env
+        adapter = OpenAIProvider(
+            "ChatGPT", Credentials(env["OPENAI_API_KEY"], "OPENAI_API_KEY", env["OPENAI_BASE_URL"])
+        )
+        try:
+            asked = asyncio.ensure_future(adapter.complete(ask("Asked before the server ran?")))
+            await asyncio.sleep(0.3)
+            assert not asked.done() and standby.demo is None  # waiting in the port's backlog
+            standby.start()
+            assert standby.demo is not None and env == standby.demo.env
+            standby.demo.latency = (0.0, 0.01)
+            reply = await asyncio.wait_for(asked, timeout=20)
+            assert "Simulated ChatGPT reply" in reply.text and "Asked before the server ran?" in reply.text
+        finally:
+            await adapter.aclose()
+    with pytest.raises(urllib.error.URLError):  # the block's end closes the port
+        urllib.request.urlopen(env["OPENAI_BASE_URL"] + "/files", timeout=2)
+
+
+def test_a_demo_that_never_started_closes_its_port():
+    with standby_demo() as standby:
+        url = standby.url
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url + "/nowhere", timeout=2)
 
 
 async def test_each_chat_provider_has_its_own_script_and_records(sim, make_chat):

@@ -33,10 +33,16 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
 ):
     seen: dict[str, object] = {}
 
+    class FakeStandby:
+        env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+
+        def start(self) -> None:
+            seen["started"] = True
+
     @contextmanager
     def fake_simulator(demo: bool):
         seen["demo"] = demo
-        yield {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+        yield FakeStandby()
         seen["closed"] = True
 
     def fake_attach(ws, env):
@@ -47,7 +53,7 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
         seen["app"] = self
         seen["closed_while_running"] = "closed" in seen
 
-    monkeypatch.setattr(cli, "simulator_context", fake_simulator)
+    monkeypatch.setattr(cli, "demo_on_standby", fake_simulator)
     monkeypatch.setattr(cli, "attach_providers", fake_attach)
     monkeypatch.setattr(EnsembleApp, "run", fake_run)
     assert launch_module.launch(workspace, pdf=str(sample_pdf), demo=True) == 0
@@ -56,6 +62,9 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
     assert isinstance(app.notifier, SystemNotifier)
     assert seen["env"] == {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
     assert seen["closed_while_running"] is False and seen["closed"] is True
+    assert "started" not in seen  # the app starts the simulator after its first frame
+    app._after_start_up()
+    assert seen["started"]
     log_file = workspace.paths.logs / launch_module.LOG_FILE
     logging.getLogger("ensemble_tui.test").warning("written to the log file, not the terminal")
     assert "written to the log file" in log_file.read_text()
@@ -65,7 +74,7 @@ def test_a_missing_part_of_the_install_is_one_line(workspace, monkeypatch, capsy
     def broken(demo: bool):
         raise ModuleNotFoundError("No module named 'ensemble_tui.simulator'", name="ensemble_tui.simulator")
 
-    monkeypatch.setattr(cli, "simulator_context", broken)
+    monkeypatch.setattr(cli, "demo_on_standby", broken)
     assert launch_module.launch(workspace, demo=True) == 2
     assert capsys.readouterr().err.strip() == (
         "ensemble-tui: this install lacks ensemble_tui.simulator - reinstall ensemble-tui."

@@ -245,6 +245,31 @@ async def test_the_hidden_panes_are_mounted_even_if_the_footer_never_draws_its_k
 
 
 @pytest.mark.first_frames
+async def test_the_work_left_for_after_start_up_runs_once_after_the_first_frame(workspace, chatty, make_app):
+    footer_drawn_at_each_call: list[bool] = []
+    app = make_app(after_start_up=lambda: footer_drawn_at_each_call.append(app.query_one(KeyFooter).keys_drawn))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(footer_drawn_at_each_call))
+        await pilot.pause(0.2)
+    assert footer_drawn_at_each_call == [True]
+
+
+async def test_a_failure_after_start_up_is_one_line_and_the_app_goes_on(workspace, chatty, make_app):
+    def fail() -> None:
+        raise OSError("Address already in use")
+
+    app = make_app(after_start_up=fail)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any(n.kind == "error" for n in app.query(ChatNotice)))
+        errors = [str(n.content) for n in app.query(ChatNotice) if n.kind == "error"]
+        assert errors == ["✖ Start-up did not finish: Address already in use. Restart ensemble-tui if turns fail."]
+        await type_text(pilot, "Still there?")
+        await pilot.press("f1")
+        await settle(pilot)
+        assert workspace.session.history[-1].text == "ChatGPT answer"
+
+
+@pytest.mark.first_frames
 async def test_quitting_in_the_first_frames_is_clean(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
