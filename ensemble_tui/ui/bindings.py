@@ -56,7 +56,7 @@ def style_binding(style: Style) -> Binding:
         STYLE_KEYS[style],
         f"choose_style('{style.value}')",
         style.label,
-        show=False,  # the style selector beside the action buttons shows the choice
+        show=False,  # the style button beside the action buttons shows the choice
         priority=True,  # over TextArea's own F6/F7
         id=f"style.{style.value}",
         tooltip=f"Deliberate in the {style.label} style from the next multi-model turn",

@@ -94,7 +94,7 @@ class TurnFlow(_Base):
         self.choose_style(Style(style_value))
 
     def choose_style(self, style: Style) -> None:
-        """F6-F9, the selector or the palette: the style of the next multi-model turn.
+        """F6-F9, the style button or the palette: the style of the next multi-model turn.
 
         It is kept in the session (the engine also records it with each turn), so a restart or a
         reopened chat comes back with it. A run under way keeps the style it started with.
@@ -140,9 +140,8 @@ class TurnFlow(_Base):
 
     def on_action_bar_style_chosen(self, event: ActionBar.StyleChosen) -> None:
         event.stop()
-        if event.style is not self.style:
-            self.choose_style(event.style)
-            self.chat.input.focus()  # so Enter sends rather than reopening the dropdown
+        self.choose_style(event.style)
+        self.chat.input.focus()  # so Enter sends rather than reopening the list of styles
 
     def _start(self, mode: RunMode, text: str) -> None:
         self._run_counter += 1

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 
+from textual.widgets import OptionList
+
 from ensemble_tui.core.modes import Style
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator.demo import critique, debate, ranking
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
+from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.core.scripted import ScriptedProvider
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
@@ -54,7 +57,8 @@ async def test_each_style_key_chooses_the_style_the_engine_runs(workspace, chatt
     async with app.run_test(size=SIZE) as pilot:
         assert app.style is Style.AGGREGATE and style_status(app) == "Style Aggregator"
         await pilot.press("f8")  # over the question box, which binds F6/F7 itself
-        assert app.chat.actions.style_select.value is Style.VOTE
+        assert app.chat.actions.style_button.chosen is Style.VOTE
+        assert str(app.chat.actions.style_button.label) == "Critique & vote ▾"
         assert style_status(app) == "Style Critique & vote"
         await ask(pilot, "Vote on it")
         assert {"critique"} <= roles(chatty) and "aggregator" not in roles(chatty)
@@ -78,13 +82,23 @@ async def test_each_style_key_chooses_the_style_the_engine_runs(workspace, chatt
         assert workspace.session.last_style == "aggregate"
 
 
-async def test_the_selector_and_the_palette_choose_a_style_that_persists(workspace, chatty, make_app):
+async def test_the_style_button_and_the_palette_choose_a_style_that_persists(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        select = app.chat.actions.style_select
-        select.focus()
-        await pilot.press("enter", "down", "enter")  # open, Council, choose
+        button = app.chat.actions.style_button
+        button.focus()
+        await pilot.press("enter")  # the list of styles, the current one highlighted
+        await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
+        styles = app.screen.query_one(OptionList)
+        assert styles.highlighted == 0 and styles.option_count == len(Style)
+        await pilot.press("escape")  # closes, nothing chosen
+        await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
+        assert app.style is Style.AGGREGATE and app.focused is button
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
+        await pilot.press("down", "enter")  # Council
         await wait_until(pilot, lambda: app.style is Style.COUNCIL)
+        assert str(button.label) == "Council ▾" and style_status(app) == "Style Council"
         assert app.focused is app.chat.input  # Enter sends again at once
         assert json.loads(workspace.paths.session_file.read_text())["last_style"] == "council"
 
@@ -93,7 +107,7 @@ async def test_the_selector_and_the_palette_choose_a_style_that_persists(workspa
         assert "(F9)" in commands["Style: Debate"].help
         commands["Style: Debate"].callback()
         await pilot.pause()
-        assert app.style is Style.DEBATE and select.value is Style.DEBATE
+        assert app.style is Style.DEBATE and button.chosen is Style.DEBATE
 
     # A restart comes back with the chosen style, in the selector and the status line.
     reopened = Workspace.open(workspace.paths.root)
@@ -102,7 +116,7 @@ async def test_the_selector_and_the_palette_choose_a_style_that_persists(workspa
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert again.style is Style.DEBATE
-        assert again.chat.actions.style_select.value is Style.DEBATE
+        assert again.chat.actions.style_button.chosen is Style.DEBATE
         assert style_status(again) == "Style Debate"
 
 
