@@ -72,6 +72,14 @@ MAIN_SCREEN_ACTIONS = {
 }
 
 
+class MainScreen(Screen[None]):
+    """The app's own screen: the question box has the focus from the first frame. (Textual's
+    default screen focuses the first focusable widget, the tabs, and on_mount then moved it:
+    a focus and a blur that restyled the tabs and their children twice before the first frame.)"""
+
+    AUTO_FOCUS = "#chat-input"
+
+
 class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
@@ -130,6 +138,9 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         return self._engine
 
     # ----- layout ----------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")  # the id Textual gives its default screen
 
     @property
     def model_providers(self) -> tuple[str, ...]:
@@ -233,7 +244,6 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
             self.add_notice(line, "warning")
         if self._initial_pdf:
             self.select_pdf_path(self._initial_pdf, announce=False)
-        self.chat.input.focus()
         self.call_after_refresh(self._mount_next_pane)
 
     async def _mount_next_pane(self, refreshes_left: int = FOOTER_WAIT_REFRESHES) -> None:

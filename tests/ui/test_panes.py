@@ -216,20 +216,26 @@ async def test_the_hidden_panes_are_mounted_after_the_frame_with_the_footers_key
 
 
 @pytest.mark.first_frames
-async def test_the_first_frame_shows_the_keys_as_the_keymap_has_them(workspace, chatty, make_app, monkeypatch):
+async def test_the_first_frame_shows_the_keys_as_the_keymap_has_them_and_the_question_box_has_the_focus(
+    workspace, chatty, make_app, monkeypatch
+):
     (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"mode.claude": "f9"}))
     app = make_app()
     keys_in_first_frame: list[str] = []
+    focused_in_first_frame: list[object] = []
     display = EnsembleApp._display  # where Textual hands each frame to the terminal
 
     def recording_display(self: EnsembleApp, screen: Any, renderable: Any) -> None:
         if not keys_in_first_frame:
             keys_in_first_frame.extend([key.key for key in self.query(FooterKey)] or ["none"])
+            focused_in_first_frame.append(self.focused)
         display(self, screen, renderable)
 
     monkeypatch.setattr(EnsembleApp, "_display", recording_display)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        question_box = app.chat.input
+    assert focused_in_first_frame == [question_box]
     assert {"f1", "f9", "f5", "ctrl+p"} <= set(keys_in_first_frame) and "f2" not in keys_in_first_frame
 
 
