@@ -40,7 +40,7 @@ FOOTER_MARK = b"palette"
 ROWS, COLS = 40, 120
 START_GOAL = 1.5
 # Starts of each app per run. One start moves by 20-40% with the machine's load: the medians of
-# five or eleven starts put the same code at 1.18-1.65 in consecutive runs, the fastest at 1.42-1.43.
+# five or eleven starts put the same code at 1.18-1.65 in consecutive runs, the fastest at 1.34-1.43.
 STARTS = 11
 VERSION_GOAL_S = 0.3
 SDK_MODULES = ("openai", "anthropic", "google.genai", "textual")
