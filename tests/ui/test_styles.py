@@ -100,6 +100,11 @@ async def test_the_style_button_and_the_palette_choose_a_style_that_persists(wor
         await wait_until(pilot, lambda: app.style is Style.COUNCIL)
         assert str(button.label) == "Council ▾" and style_status(app) == "Style Council"
         assert app.focused is app.chat.input  # Enter sends again at once
+        await pilot.click("#style-button")  # the mouse opens the same list
+        await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
+        assert app.screen.query_one(OptionList).highlighted == 1  # Council, the style in use
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
         assert json.loads(workspace.paths.session_file.read_text())["last_style"] == "council"
 
         commands = {command.title: command for command in app.get_system_commands(app.screen)}
