@@ -29,7 +29,7 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         """The keys from the start, so the app's first frame is complete. Textual's Footer
         composes nothing until the first bindings signal and then recomposes after a refresh:
-        the keys came two frames and 25-30 ms after the rest of the screen. The bindings are
+        the keys came two frames after the rest of the screen (45 ms of start-up). The bindings are
         known once the footer is mounted (the app's and the screen's; the focused widget's
         arrive with their signal, and change what is shown only if they differ). `_bindings_ready`
         is Footer's own flag for that; there is no public way to set it."""
