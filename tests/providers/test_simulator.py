@@ -137,7 +137,7 @@ def test_demo_environment_runs_for_the_block():
         urllib.request.urlopen(base + "/nowhere", timeout=2)
 
 
-async def test_a_demo_on_standby_answers_a_question_asked_before_its_server_started(pdf):
+async def test_a_demo_on_standby_answers_a_question_asked_before_its_server_started():
     from ensemble_tui.providers.credentials import Credentials
     from ensemble_tui.providers.openai_adapter import OpenAIProvider
 
