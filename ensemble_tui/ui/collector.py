@@ -19,8 +19,9 @@ So, with the app as the owner of the process:
 Start-up itself runs with no automatic collection at all (`start_up_hold`, which the command
 line holds around importing and running the app): importing Textual, pydantic and the app
 and building the first screen make ~140K objects, and the collections they set off cost
-30-45 ms of the time to the first frame (one a full collection in the middle of the imports). Reference counting
-still frees all but the garbage in cycles, ~10K objects (~1 MB) by the end of start-up.
+30-45 ms of the time to the first frame (one a full collection in the middle of the imports).
+Reference counting still frees all but the garbage in cycles, ~10K objects (~1 MB) by the end
+of start-up.
 
 Freezing after a turn follows a full collection, so no garbage is frozen. At the end of start-up
 the app freezes at once (`freeze_now`), without the full collection (~100 ms by then) that would

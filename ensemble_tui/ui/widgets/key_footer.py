@@ -29,12 +29,14 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         """The keys from the start, so the app's first frame is complete. Textual's Footer
         composes nothing until the first bindings signal and then recomposes after a refresh:
-        the keys came two frames after the rest of the screen (45 ms of start-up). The bindings are
-        known once the footer is mounted (the app's and the screen's; the focused widget's
-        arrive with their signal, and change what is shown only if they differ). `_bindings_ready`
-        is Footer's own flag for that; there is no public way to set it."""
-        self._bindings_ready = True
-        self._shown = self._keys_shown()
+        the keys came two frames after the rest of the screen (45 ms of start-up). The bindings
+        are known once the footer is mounted (the app's and the screen's; the focused widget's
+        arrive with their signal, and change what is shown only if they differ).
+        `_bindings_ready` is Footer's own flag for that; there is no public way to set it. A
+        recompose has set `_shown` already."""
+        if not self._bindings_ready:  # the first compose, as the footer mounts
+            self._bindings_ready = True
+            self._shown = self._keys_shown()
         yield from super().compose()
 
     def on_mount(self) -> None:
