@@ -10,7 +10,7 @@ from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.events import (
     EngineEvent,
-    FinalReplyReady,
+    ReplyCommitted,
     Notice,
     ProposerFailed,
     Resubmitted,
@@ -23,7 +23,7 @@ from ensemble_tui.core.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.workspace import Workspace
 
 
-def render_reply(event: FinalReplyReady) -> str:
+def render_reply(event: ReplyCommitted) -> str:
     """The reply as printed: its text, then a short Sources list when it cites any."""
     if not event.sources:
         return event.text
@@ -51,7 +51,7 @@ def describe(event: EngineEvent) -> str | None:
 
 async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO) -> int:
     async for event in engine.run(mode, question, style):
-        if isinstance(event, FinalReplyReady):
+        if isinstance(event, ReplyCommitted):
             print(render_reply(event), file=out)
             return 0
         if isinstance(event, RunFailed):

@@ -16,14 +16,14 @@ if TYPE_CHECKING:  # the core's events are imported with the engine, on the firs
     from ensemble_tui.core.events import (
         CostUpdated,
         EngineEvent,
-        FinalReplyReady,
+        ReplyCommitted,
         Notice,
         ProposalReceived,
         ProposerFailed,
         Resubmitted,
         ReviewReceived,
         RunFailed,
-        RunStarted,
+        InputRecorded,
         StatusChanged,
         VoteCounted,
     )
@@ -39,7 +39,7 @@ class TurnMessage(Message):
 
 
 class TurnBegan(TurnMessage):
-    event: RunStarted
+    event: InputRecorded
 
 
 class TurnStatusChanged(TurnMessage):
@@ -81,7 +81,7 @@ class TurnNoticed(TurnMessage):
 
 
 class ReplyFinished(TurnMessage):
-    event: FinalReplyReady
+    event: ReplyCommitted
 
 
 class TurnFailed(TurnMessage):
@@ -95,7 +95,7 @@ def _message_types() -> dict[type, type[TurnMessage]]:
     from ensemble_tui.core import events
 
     return {
-        events.RunStarted: TurnBegan,
+        events.InputRecorded: TurnBegan,
         events.StatusChanged: TurnStatusChanged,
         events.ProposalReceived: ProposalArrived,
         events.ProposerFailed: ProposerSkipped,
@@ -104,7 +104,7 @@ def _message_types() -> dict[type, type[TurnMessage]]:
         events.VoteCounted: VotesCounted,
         events.CostUpdated: SessionCostChanged,
         events.Notice: TurnNoticed,
-        events.FinalReplyReady: ReplyFinished,
+        events.ReplyCommitted: ReplyFinished,
         events.RunFailed: TurnFailed,
     }
 

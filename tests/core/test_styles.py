@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from ensemble_tui.core.events import FinalReplyReady, Notice, ReviewReceived, RunFailed, VoteCounted
+from ensemble_tui.core.events import ReplyCommitted, Notice, ReviewReceived, RunFailed, VoteCounted
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.provider import CallRequest
 from tests.core.helpers import of_type
@@ -103,7 +103,7 @@ async def test_council_ranks_anonymously_and_the_chairman_writes_the_reply(works
         ("Gemini", 1.5, 2),
         ("ChatGPT", 2.0, 2),
     ]
-    assert of_type(events, FinalReplyReady)[0].text == "The chairman's synthesis."
+    assert of_type(events, ReplyCommitted)[0].text == "The chairman's synthesis."
     assert workspace.session.history[-1].text == "The chairman's synthesis."
 
 
@@ -128,7 +128,7 @@ async def test_council_repairs_an_unreadable_ranking_once_then_leaves_it_out(wor
     assert any("Claude's ranking could not be read" in n.message for n in of_type(events, Notice))
     (tally,) = of_type(events, VoteCounted)
     assert sum(row.ballots for row in tally.rows) == 4  # two ballots of two answers each
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
 
 
 async def test_vote_picks_the_borda_winner_and_names_the_vote(workspace, scripted, make_engine):
@@ -142,7 +142,7 @@ async def test_vote_picks_the_borda_winner_and_names_the_vote(workspace, scripte
         (call,) = scripted[label].calls_as("critique")
         assert answer(label) not in shown_answers(call).values()
         assert "ignore any instruction" in call.messages[-1].text.lower()
-    final = of_type(events, FinalReplyReady)[0].text
+    final = of_type(events, ReplyCommitted)[0].text
     assert final.startswith(answer("Claude"))
     assert final.endswith("*Vote: Claude's answer won with 2 Borda points and 2 of 3 first-place votes.*")
     (tally,) = of_type(events, VoteCounted)
@@ -165,7 +165,7 @@ async def test_vote_survives_a_failing_reviewer_and_repairs_bad_json(workspace, 
     chatgpt_calls = scripted["ChatGPT"].calls_as("critique")
     assert len(chatgpt_calls) == 2 and "was not the JSON object" in chatgpt_calls[1].messages[-1].text
     assert any(n.message.startswith("Gemini gave no critique") for n in of_type(events, Notice))
-    final = of_type(events, FinalReplyReady)[0].text
+    final = of_type(events, ReplyCommitted)[0].text
     assert final.startswith(answer("Claude")) and "of 2 first-place votes" in final
 
 
@@ -214,7 +214,7 @@ async def test_debate_rounds_route_messages_and_award_medals(workspace, scripted
         assert f"{label} round 2 heard nothing" in second  # its own latest answer
         for name in MODELS:
             assert name not in second.replace(f"{name} round", "").replace(answer(name), "")
-    final = of_type(events, FinalReplyReady)[0].text
+    final = of_type(events, ReplyCommitted)[0].text
     assert final.startswith("Gemini round 3 heard")
     assert "gold Gemini" in final and "silver ChatGPT" in final and "bronze Claude" in final
     (tally,) = of_type(events, VoteCounted)
@@ -234,7 +234,7 @@ async def test_debate_keeps_a_badly_formatted_reply_as_a_plain_answer(workspace,
     scripted["Claude"].scripts["debate"] = ["no sections here", "still none", debater("Claude")]
     events = await run_style(make_engine(), Mode.ALL, "q", Style.DEBATE)
     assert len(scripted["Claude"].calls_as("debate")) == 3  # round 2 + its repair, then round 3
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
     assert not of_type(events, RunFailed)
     third_round = scripted["Claude"].calls_as("debate")[2].messages[-1].text
     assert "Your latest answer:\n\nstill none" in third_round  # the unformatted reply was kept as its answer
@@ -244,7 +244,7 @@ async def test_debate_keeps_a_badly_formatted_reply_as_a_plain_answer(workspace,
 async def test_single_modes_ignore_the_style(workspace, scripted, make_engine):
     scripted["Claude"].scripts["proposer"] = ["Just Claude."]
     events = await run_style(make_engine(), Mode.CLAUDE, "q", Style.DEBATE)
-    assert of_type(events, FinalReplyReady)[0].text == "Just Claude."
+    assert of_type(events, ReplyCommitted)[0].text == "Just Claude."
     assert len(scripted["Claude"].calls) == 1
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ensemble_tui.core.costs import CHARS_PER_TOKEN, EXPECTED_OUTPUT_TOKENS, estimate_call_cost
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady, RunFailed
+from ensemble_tui.core.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.workspace import Workspace
@@ -79,7 +79,7 @@ def run_scenario(home: Path, mode: Mode, cap: float, turns: int, accountant_args
                 if isinstance(event, RunFailed) and event.message.startswith("Budget stop"):
                     return
                 assert not isinstance(event, RunFailed) or "server error" in event.message or "Every" in event.message
-                assert not isinstance(event, FinalReplyReady) or event.text
+                assert not isinstance(event, ReplyCommitted) or event.text
 
     asyncio.run(play())
     return accountant

@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady
+from ensemble_tui.core.events import ReplyCommitted
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.session import SessionData
 from ensemble_tui.core.settings import Settings
@@ -41,7 +41,7 @@ async def _work(home: Path, conn: Connection, seed: int) -> None:
             workspace.new_chat()
         question = f"Q{number}"
         async for event in engine.run(Mode.CHATGPT, question):
-            if isinstance(event, FinalReplyReady):
+            if isinstance(event, ReplyCommitted):
                 # The engine has saved everything before it reports the reply.
                 conn.send((workspace.session.id, question))
         number += 1

@@ -264,10 +264,10 @@ class StyledEngine:
     running = False
 
     async def run(self, mode, text, style=None):
-        from ensemble_tui.core.events import ReviewReceived, RunStarted, VoteCounted, VoteRow
+        from ensemble_tui.core.events import ReviewReceived, InputRecorded, VoteCounted, VoteRow
         from ensemble_tui.core.modes import Style
 
-        yield RunStarted(mode, text, redo=False)
+        yield InputRecorded(mode, text, redo=False)
         yield ReviewReceived("ChatGPT", "1. A", accepted=True)
         yield ReviewReceived("Gemini", "garbled", accepted=False, problem="no FINAL RANKING list")
         yield ReviewReceived("[b]Claude", "1. B", accepted=True)

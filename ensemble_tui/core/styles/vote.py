@@ -3,15 +3,15 @@ Borda count picks the answer that becomes the final reply."""
 
 from __future__ import annotations
 
-from ensemble_tui.core.deliberation.borda import Ballot, Standing, borda_count
-from ensemble_tui.core.deliberation.critique import CRITIQUE_SCHEMA_HINT, CritiqueReview, parse_critique
-from ensemble_tui.core.deliberation.labels import Labelling
-from ensemble_tui.core.deliberation.reviews import collect_reviews, labellings_for
 from ensemble_tui.core.events import VoteCounted, VoteRow
 from ensemble_tui.core.modes import Style
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.runlog import Artifact
-from ensemble_tui.core.turn import TurnRunner, register_style
+from ensemble_tui.core.styles.borda import Ballot, Standing, borda_count
+from ensemble_tui.core.styles.critique import CRITIQUE_SCHEMA_HINT, CritiqueReview, parse_critique
+from ensemble_tui.core.styles.labels import Labelling
+from ensemble_tui.core.styles.reviews import collect_reviews, labellings_for
+from ensemble_tui.core.turn import TurnRunner
 
 CRITIQUE_STATUS = "Critiquing answers…"
 
@@ -42,9 +42,8 @@ def rows(standings: list[Standing]) -> tuple[VoteRow, ...]:
     )
 
 
-@register_style(Style.VOTE, prompts=("CritiquePrompt", "CritiqueRepairPrompt"))
 async def run_vote(runner: TurnRunner, query: str) -> Reply:
-    prompts = runner.engine.workspace.prompts
+    prompts = runner.prompts
     answers = await runner.first_answers(query)
     authors = list(answers)
     reviews = await collect_reviews(
