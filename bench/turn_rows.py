@@ -24,7 +24,7 @@ import httpx2
 from bench.apps import CallTimes, timed_providers
 from bench.simproc import SimProcess
 from bench.table import Row, error_row, ratio, seconds, verdict
-from ensemble_tui.cli import attach_providers
+from ensemble_tui.bootstrap import attach_providers
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.modes import Mode, RunMode, Style

@@ -6,13 +6,14 @@ import asyncio
 import sys
 from typing import TextIO
 
+from ensemble_tui.bootstrap import attach_providers, simulator_context
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.events import (
     EngineEvent,
-    ReplyCommitted,
     Notice,
     ProposerFailed,
+    ReplyCommitted,
     Resubmitted,
     ReviewReceived,
     RunFailed,
@@ -64,8 +65,6 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
 
 
 def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
-    from ensemble_tui.cli import attach_providers, simulator_context
-
     for warning in workspace.warnings:
         print(f"ensemble-tui: {warning}", file=sys.stderr)
     with simulator_context(demo) as env:

@@ -1,8 +1,8 @@
 """The Textual app: the panes around one Workspace, with the engine driven from a worker.
 
 This module holds the layout, start-up, pane switching and the actions that are not runs (PDF,
-settings, new chat, clipboard, links, palette). Running turns and rendering their events is in
-ui/turn_flow.py; reports, history and exports in ui/archive_flow.py; the keys in ui/bindings.py.
+settings, new chat, clipboard, links, palette). A turn on screen is ui/turn_controller.py's;
+reports, history and exports are in ui/archive_flow.py; the keys in ui/bindings.py.
 The app is the only place that calls the core; panes only render and post messages (attributes
 down, messages up).
 """
@@ -23,14 +23,13 @@ from textual.widgets import Header, TabbedContent, TabPane
 
 from ensemble_tui.core.config import PROVIDERS
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
+from ensemble_tui.core.modes import Mode, RunMode, SingleModel, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
 from ensemble_tui.core.sanitize import strip_control
-from ensemble_tui.core.session import Resubmission
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.archive_flow import ArchiveFlow
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, key_name, main_bindings
-from ensemble_tui.ui.chat_view import ChatNotice, NoticeKind
+from ensemble_tui.ui.chat_view import NoticeKind
 from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
@@ -46,8 +45,10 @@ from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint
 from ensemble_tui.ui.rendering import display_path
 from ensemble_tui.ui.reply_actions import ReplyActions
 from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
-from ensemble_tui.ui.turn_flow import TurnFlow
+from ensemble_tui.ui.turn_controller import TurnController
 from ensemble_tui.ui.turns import ActiveTurn
+from ensemble_tui.ui.widgets.action_bar import ActionBar
+from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#chat-input"
 
 
-class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
+class EnsembleApp(ArchiveFlow, ReplyActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
     BINDINGS = main_bindings()
@@ -106,14 +107,12 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self.notifier: ReplyNotifier = notifier or RecordingNotifier()
         self.folder_opener = folder_opener
         self.demo = demo
-        self.turn: ActiveTurn | None = None
+        self.turns = TurnController(self)
+        self._style_unsaved = False
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
         self._restore_choices()
         self._initial_pdf = pdf
-        self._run_counter = 0
-        self._live_resubmissions: list[Resubmission] = []
-        self._review_notice: ChatNotice | None = None
         # The panes behind tabs, made in compose(); the app talks to them through these
         # references because they are mounted lazily (see compose).
         self._model_panes: dict[str, ModelPane] = {}
@@ -189,6 +188,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
                     yield self._lazy_panes[pane_id]
         self._footer = KeyFooter(compact=True)
         yield self._footer
+        yield self.turns
 
     def _run_key(self, provider: str) -> str | None:
         """The Shift+F key that runs an added provider alone (None: a built-in, or beyond the keys)."""
@@ -285,7 +285,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self.chat.status.set_cost(session.cost_usd)
         self._refresh_model_panes()
         self._refresh_pdf()
-        self._mark_actions()
+        self.mark_actions()
 
     def _restore_choices(self) -> None:
         """The session's last mode (Enter's default) and style; unknown values fall back."""
@@ -327,7 +327,16 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
     def add_notice(self, text: str, kind: NoticeKind = "info") -> None:
         self.chat.log_view.add_notice(text, kind)
 
-    def _mark_actions(self) -> None:
+    @property
+    def turn(self) -> ActiveTurn | None:
+        """The run in flight, if any."""
+        return self.turns.turn
+
+    @property
+    def notifications_on(self) -> bool:
+        return self.workspace.settings.notifications
+
+    def mark_actions(self) -> None:
         self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style)
         self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
@@ -345,8 +354,83 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
 
     # ----- other actions ---------------------------------------------------------------------
 
+    # ----- turns: what the keys and buttons ask of the turn controller ------------------------
+
+    def action_send(self, mode_value: str) -> None:
+        try:
+            mode = parse_run_mode(mode_value, self.workspace.extra_providers)
+        except ValueError as exc:  # a keymap or palette entry naming a provider that is gone
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self.choose_mode(mode)
+
+    def action_send_added(self, slot: int) -> None:
+        """Shift+F1..: the added providers in order, each alone."""
+        extra = self.workspace.extra_providers
+        if 0 <= slot < len(extra):
+            self.choose_mode(SingleModel(extra[slot]))
+
+    def choose_mode(self, mode: RunMode) -> None:
+        # Pasted text can carry terminal escapes; they would be stored and replayed on screen.
+        text = "" if self.turn is not None else strip_control(self.chat.input.take_text())
+        self.turns.choose_mode(mode, text)
+
+    def action_cancel_run(self) -> None:
+        self.turns.cancel()
+
+    def action_choose_style(self, style_value: str) -> None:
+        self.choose_style(Style(style_value))
+
+    def choose_style(self, style: Style) -> None:
+        """F6-F9, the style button or the palette: the style of the next multi-model turn.
+
+        It is kept with the chat (the engine also records it with each turn), so a restart or a
+        reopened chat comes back with it. A run under way keeps the style it started with.
+        """
+        if style is self.style:
+            return
+        self.style = style
+        if self.turn is None:
+            try:
+                self.workspace.choose_style(style.value)
+            except OSError as exc:
+                log.warning("cannot save the chosen style: %s", exc)
+        else:
+            self._style_unsaved = True  # saved when the run ends (turn_ended)
+            self.notify(f"{style.label} applies from the next multi-model turn.", markup=False)
+        self.mark_actions()
+
+    def turn_ended(self) -> None:
+        """The run is over: the buttons show it, and a style chosen during it is kept."""
+        self.mark_actions()
+        if self._style_unsaved:
+            self._style_unsaved = False
+            try:
+                self.workspace.choose_style(self.style.value)
+            except OSError as exc:
+                log.warning("cannot save the chosen style: %s", exc)
+
+    def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
+        event.stop()
+        if self.turn is not None:
+            self.notify(
+                f"A reply is under way: {self.cancel_key} cancels it. Your text stays in the box.", markup=False
+            )
+            return
+        self.choose_mode(self.default_mode)
+
+    def on_action_bar_mode_chosen(self, event: ActionBar.ModeChosen) -> None:
+        event.stop()
+        self.choose_mode(event.mode)
+        self.chat.input.focus()
+
+    def on_action_bar_style_chosen(self, event: ActionBar.StyleChosen) -> None:
+        event.stop()
+        self.choose_style(event.style)
+        self.chat.input.focus()  # so Enter sends rather than reopening the list of styles
+
     async def action_new_chat(self) -> None:
-        text = await self._stop_turn()
+        text = await self.turns.stop()
         try:
             self.workspace.new_chat()
         except (EnsembleError, OSError) as exc:

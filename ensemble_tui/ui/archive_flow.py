@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.screens.report import ReportScreen
+    from ensemble_tui.ui.turn_controller import TurnController
 
     _Base = App[int]
 else:
@@ -42,9 +43,9 @@ class ArchiveFlow(_Base):
 
     if TYPE_CHECKING:  # provided by EnsembleApp and TurnFlow
         workspace: Workspace
+        turns: TurnController
         chat: ChatPane
 
-        async def _stop_turn(self) -> str: ...
         def _show_session(self) -> None: ...
         def show_pane(self, pane_id: str) -> None: ...
 
@@ -143,7 +144,7 @@ class ArchiveFlow(_Base):
         if session_id == self.workspace.session.id:
             self.notify("That chat is already open.", markup=False)
             return False
-        text = await self._stop_turn()
+        text = await self.turns.stop()
         try:
             session = self.workspace.reopen(session_id)
         except (EnsembleError, OSError, sqlite3.Error, ValueError) as exc:  # ValueError: a damaged record

@@ -162,6 +162,11 @@ class MessageLog(VerticalScroll):
     def entries(self) -> list[LogEntry]:
         return list(self._entries)
 
+    @property
+    def items(self) -> list[Any]:
+        """The items shown (or to be shown once mounted), oldest first; a copy."""
+        return list(self._pending if self._pending is not None else self._messages)
+
     def on_mount(self) -> None:
         if not self._body.is_attached:
             return  # mounted as the app quits: the body was never mounted

@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from ensemble_tui.bootstrap import build_app
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.panes.lazy import LazyPane
 from tests.core.scripted import ScriptedProvider
@@ -73,9 +75,10 @@ def make_app(workspace: Workspace) -> Callable[..., EnsembleApp]:
             "engine": Engine(workspace, rng=random.Random(7), sleep=no_sleep),
             "notifier": RecordingNotifier(),
             "folder_opener": FolderOpener(),
+            "collector": CollectorPolicy(enabled=False),  # the test process's collector is left alone
         }
         options.update(kwargs)
-        return EnsembleApp(workspace, **options)  # type: ignore[arg-type]
+        return build_app(workspace, **options)  # type: ignore[arg-type]
 
     return factory
 

@@ -135,7 +135,7 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
         providers["Local [vLLM]"].scripts["proposer"] = [Hang()]
         await type_text(pilot, "Slow local question")
         await pilot.press("shift+f2")
-        await wait_until(pilot, lambda: app.turn is not None and workspace.session.history[-1].role == "user")
+        await wait_until(pilot, lambda: app.turn is not None and app.chat.log_view.items[-1:] and app.chat.log_view.items[-1].role == "user")
         await pilot.press("shift+f2")
         await settle(pilot)
         assert app.chat.input.text == "Slow local question"

@@ -110,7 +110,7 @@ async def test_the_app_collects_between_turns_never_during_one(collector_state, 
         assert gc.get_freeze_count() > 0 and policy.settled == 0
         await type_text(pilot, "Slow question")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.turn is not None and workspace.session.history[-1].role == "user")
+        await wait_until(pilot, lambda: app.turn is not None and app.chat.log_view.items[-1:] and app.chat.log_view.items[-1].role == "user")
         assert not full_collections_allowed()
         await pilot.press("escape")  # cancelled: full collections may run again
         await settle(pilot)

@@ -166,7 +166,7 @@ async def test_new_chat_while_running_cancels_first_and_keeps_the_question(works
         old_id = workspace.session.id
         await type_text(pilot, "Unfinished")
         await pilot.press("f1")
-        await wait_until(pilot, lambda: bool(workspace.session.history))
+        await wait_until(pilot, lambda: bool(app.chat.log_view.items))
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert workspace.session.id != old_id and workspace.session.history == []

@@ -7,8 +7,6 @@ The reviewers answer with the demo simulator's well-formed ballots.
 
 from __future__ import annotations
 
-import json
-
 from textual.widgets import OptionList
 
 from ensemble_tui.core.modes import Style
@@ -18,6 +16,7 @@ from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.style_picker import StylePicker
+from tests.core.helpers import restored_session
 from tests.core.scripted import ScriptedProvider
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
@@ -105,7 +104,7 @@ async def test_the_style_button_and_the_palette_choose_a_style_that_persists(wor
         assert app.screen.query_one(OptionList).highlighted == 1  # Council, the style in use
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
-        assert json.loads(workspace.paths.session_file.read_text())["last_style"] == "council"
+        assert restored_session(workspace.paths.root).last_style == "council"
 
         commands = {command.title: command for command in app.get_system_commands(app.screen)}
         assert {f"Style: {style.label}" for style in Style} <= set(commands)
@@ -163,7 +162,7 @@ async def test_a_style_chosen_during_a_run_applies_to_the_next_turn(workspace, c
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Slow")
         await pilot.press("f5")
-        await wait_until(pilot, lambda: app.turn is not None and bool(workspace.session.history))
+        await wait_until(pilot, lambda: app.turn is not None and bool(app.chat.log_view.items))
         await pilot.press("f7")
         assert app.turn.style is Style.AGGREGATE and app.style is Style.COUNCIL
         await pilot.press("escape")
