@@ -30,15 +30,21 @@ def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
     return process.returncode, out, err
 
 
+def reply_text(printed: str) -> str:
+    """The reply as stored: what `ask` printed, without the Sources list it adds."""
+    return printed.split("\n\nSources:")[0].strip()
+
+
 def pairs(history: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(history[i][1], history[i + 1][1]) for i in range(0, len(history) - 1, 2)]
 
 
 def test_four_asks_at_once_on_one_chat_keep_every_completed_turn(home: Path) -> None:
     assert finish(start_ask(home, "Q0: the opening question"))[0] == 0  # the chat they share
-    processes = {f"Q{n}: asked at the same time": start_ask(home, f"Q{n}: asked at the same time") for n in range(1, 5)}
+    questions = [f"Q{n}: asked at the same time" for n in range(1, 5)]
+    processes = {question: start_ask(home, question) for question in questions}
     results = {question: finish(process) for question, process in processes.items()}
-    completed = {question: out.split("\n\nSources:")[0].strip() for question, (code, out, _err) in results.items() if code == 0}
+    completed = {question: reply_text(out) for question, (code, out, _err) in results.items() if code == 0}
     assert completed, [err for _code, _out, err in results.values()]
     for question, (code, _out, err) in results.items():
         assert code == 0 or "another ensemble-tui" in err, (question, err)

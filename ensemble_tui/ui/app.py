@@ -23,7 +23,7 @@ from textual.widgets import Header, TabbedContent, TabPane
 
 from ensemble_tui.core.config import PROVIDERS
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.modes import Mode, RunMode, SingleModel, Style, parse_run_mode
+from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
@@ -35,20 +35,19 @@ from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
-from ensemble_tui.ui.panes import pane_id_for_provider, panes, widget_key
+from ensemble_tui.ui.pane_switching import PaneSwitching
+from ensemble_tui.ui.panes import pane_id_for_provider, widget_key
 from ensemble_tui.ui.panes.attachments import AttachmentsPane
 from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint
-from ensemble_tui.ui.rendering import display_path
+from ensemble_tui.ui.pdf_actions import PdfActions
 from ensemble_tui.ui.reply_actions import ReplyActions
-from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
 from ensemble_tui.ui.turn_controller import TurnController
+from ensemble_tui.ui.turn_keys import TurnKeys
 from ensemble_tui.ui.turns import ActiveTurn
-from ensemble_tui.ui.widgets.action_bar import ActionBar
-from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -81,7 +80,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#chat-input"
 
 
-class EnsembleApp(ArchiveFlow, ReplyActions, App[int]):
+class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
     BINDINGS = main_bindings()
@@ -111,8 +110,10 @@ class EnsembleApp(ArchiveFlow, ReplyActions, App[int]):
         self._style_unsaved = False
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
-        self._restore_choices()
+        self._restore_choices(workspace.session.last_mode, workspace.session.last_style)
         self._initial_pdf = pdf
+        self.chat_id = workspace.session.id  # the chat on screen (set where a chat is opened)
+        self.pdf_path: str | None = None  # its PDF, as last shown
         # The panes behind tabs, made in compose(); the app talks to them through these
         # references because they are mounted lazily (see compose).
         self._model_panes: dict[str, ModelPane] = {}
@@ -276,42 +277,40 @@ class EnsembleApp(ArchiveFlow, ReplyActions, App[int]):
         self.collector.release()  # full collections back on (even if quitting mid-turn), nothing frozen
 
     def _show_session(self) -> None:
-        """Paint every pane from the workspace's session (at start and after a new chat)."""
+        """Paint every pane from the workspace's session: the one place the UI reads a chat, when
+        it opens one (at start, a new chat, a chat reopened from History)."""
         session = self.workspace.session
+        self.chat_id = session.id
         self.sub_title = f"chat {session.id}" + ("  ·  demo" if self.demo else "")
-        self._restore_choices()
+        self._restore_choices(session.last_mode, session.last_style)
         self.chat.log_view.show(session.history)
         self.resubmissions.log_view.show(session.resubmissions)
         self.chat.status.set_cost(session.cost_usd)
-        self._refresh_model_panes()
-        self._refresh_pdf()
+        for provider in self.model_providers:
+            self.model_pane(provider).show(session.last_outputs.get(provider), *self._model_line(provider))
+        self._show_pdf(session.pdf_path)
         self.mark_actions()
 
-    def _restore_choices(self) -> None:
-        """The session's last mode (Enter's default) and style; unknown values fall back."""
-        session = self.workspace.session
+    def _restore_choices(self, last_mode: str | None, last_style: str | None) -> None:
+        """The chat's last mode (Enter's default) and style; unknown values fall back."""
         try:
-            self.default_mode = parse_run_mode(session.last_mode or "all", self.workspace.extra_providers)
+            self.default_mode = parse_run_mode(last_mode or "all", self.workspace.extra_providers)
         except ValueError:  # e.g. an added provider whose file was removed since
             self.default_mode = Mode.ALL
         try:
-            self.style = Style.parse(session.last_style or "aggregate")
+            self.style = Style.parse(last_style or "aggregate")
         except ValueError:
             self.style = Style.AGGREGATE
 
-    def _refresh_model_panes(self) -> None:
+    def _model_line(self, provider: str) -> tuple[str, str | None]:
+        """The model a pane names, and why its provider is unavailable (if it is)."""
         workspace = self.workspace
-        for provider in self.model_providers:
-            reason = workspace.unavailable.get(provider)
-            config = workspace.configs.get(provider)  # None when its configuration file is unusable
-            self.model_pane(provider).show(
-                workspace.session.last_outputs.get(provider),
-                workspace.model_for(provider),
-                key_hint(config, reason) if reason and config else reason,
-            )
+        reason = workspace.unavailable.get(provider)
+        config = workspace.configs.get(provider)  # None when its configuration file is unusable
+        return workspace.model_for(provider), key_hint(config, reason) if reason and config else reason
 
-    def _refresh_pdf(self) -> None:
-        path = self.workspace.session.pdf_path
+    def _show_pdf(self, path: str | None) -> None:
+        self.pdf_path = path
         if not path:
             self.attachments.show_pdf(None)
             return
@@ -354,81 +353,6 @@ class EnsembleApp(ArchiveFlow, ReplyActions, App[int]):
 
     # ----- other actions ---------------------------------------------------------------------
 
-    # ----- turns: what the keys and buttons ask of the turn controller ------------------------
-
-    def action_send(self, mode_value: str) -> None:
-        try:
-            mode = parse_run_mode(mode_value, self.workspace.extra_providers)
-        except ValueError as exc:  # a keymap or palette entry naming a provider that is gone
-            self.notify(str(exc), severity="warning", markup=False)
-            return
-        self.choose_mode(mode)
-
-    def action_send_added(self, slot: int) -> None:
-        """Shift+F1..: the added providers in order, each alone."""
-        extra = self.workspace.extra_providers
-        if 0 <= slot < len(extra):
-            self.choose_mode(SingleModel(extra[slot]))
-
-    def choose_mode(self, mode: RunMode) -> None:
-        # Pasted text can carry terminal escapes; they would be stored and replayed on screen.
-        text = "" if self.turn is not None else strip_control(self.chat.input.take_text())
-        self.turns.choose_mode(mode, text)
-
-    def action_cancel_run(self) -> None:
-        self.turns.cancel()
-
-    def action_choose_style(self, style_value: str) -> None:
-        self.choose_style(Style(style_value))
-
-    def choose_style(self, style: Style) -> None:
-        """F6-F9, the style button or the palette: the style of the next multi-model turn.
-
-        It is kept with the chat (the engine also records it with each turn), so a restart or a
-        reopened chat comes back with it. A run under way keeps the style it started with.
-        """
-        if style is self.style:
-            return
-        self.style = style
-        if self.turn is None:
-            try:
-                self.workspace.choose_style(style.value)
-            except OSError as exc:
-                log.warning("cannot save the chosen style: %s", exc)
-        else:
-            self._style_unsaved = True  # saved when the run ends (turn_ended)
-            self.notify(f"{style.label} applies from the next multi-model turn.", markup=False)
-        self.mark_actions()
-
-    def turn_ended(self) -> None:
-        """The run is over: the buttons show it, and a style chosen during it is kept."""
-        self.mark_actions()
-        if self._style_unsaved:
-            self._style_unsaved = False
-            try:
-                self.workspace.choose_style(self.style.value)
-            except OSError as exc:
-                log.warning("cannot save the chosen style: %s", exc)
-
-    def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
-        event.stop()
-        if self.turn is not None:
-            self.notify(
-                f"A reply is under way: {self.cancel_key} cancels it. Your text stays in the box.", markup=False
-            )
-            return
-        self.choose_mode(self.default_mode)
-
-    def on_action_bar_mode_chosen(self, event: ActionBar.ModeChosen) -> None:
-        event.stop()
-        self.choose_mode(event.mode)
-        self.chat.input.focus()
-
-    def on_action_bar_style_chosen(self, event: ActionBar.StyleChosen) -> None:
-        event.stop()
-        self.choose_style(event.style)
-        self.chat.input.focus()  # so Enter sends rather than reopening the list of styles
-
     async def action_new_chat(self) -> None:
         text = await self.turns.stop()
         try:
@@ -442,44 +366,6 @@ class EnsembleApp(ArchiveFlow, ReplyActions, App[int]):
         self.show_pane("chat")
         self.chat.input.focus()
 
-    def action_select_pdf(self) -> None:
-        self.show_pane("attachments")
-        start = start_folder(self.workspace.session.pdf_path, Path.cwd())
-        self.push_screen(pdf_dialog(start), self._pdf_chosen)
-
-    def _pdf_chosen(self, path: Path | None) -> None:
-        if path is not None:
-            self.select_pdf_path(path)
-
-    def select_pdf_path(self, path: str | Path, *, announce: bool = True) -> bool:
-        """Check and keep `path` as the session PDF; a bad file is refused with one clear line."""
-        try:
-            info = self.workspace.select_pdf(path)
-        except (EnsembleError, OSError) as exc:
-            self.attachments.show_error(str(exc))
-            self.notify(str(exc), title="PDF refused", severity="error", markup=False)
-            return False
-        self.attachments.show_pdf(info)
-        if announce:
-            self.notify(f"PDF selected: {display_path(info.path)}", markup=False)
-        return True
-
-    def action_clear_pdf(self) -> None:
-        try:
-            self.workspace.clear_pdf()
-        except OSError as exc:
-            self.attachments.show_error(f"Cannot save the session: {exc}")
-            return
-        self.attachments.show_pdf(None)
-
-    @on(AttachmentsPane.PickRequested)
-    def _pick_requested(self, event: AttachmentsPane.PickRequested) -> None:
-        self.action_select_pdf()
-
-    @on(AttachmentsPane.ClearRequested)
-    def _clear_requested(self, event: AttachmentsPane.ClearRequested) -> None:
-        self.action_clear_pdf()
-
     @on(SettingsPane.SettingChanged)
     def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
         pane = self.settings_pane
@@ -492,52 +378,9 @@ class EnsembleApp(ArchiveFlow, ReplyActions, App[int]):
             return
         pane.saved(settings, SETTINGS_FILE)
         if event.name == "models":
-            self._refresh_model_panes()
-
-    def action_show_pane(self, pane_id: str) -> None:
-        self.show_pane(pane_id)
-
-    def action_cycle_pane(self, step: int) -> None:
-        ids = [pane_id for pane_id, _label in panes(self.workspace.extra_providers)]
-        current = ids.index(self.tabs.active) if self.tabs.active in ids else 0
-        self.show_pane(ids[(current + step) % len(ids)])
-
-    def show_pane(self, pane_id: str) -> None:
-        """Switch panes and move the focus into the new one.
-
-        Focus must move too: when the focused widget is hidden, Textual hands focus to a
-        neighbour, and TabbedContent re-activates whichever pane that neighbour is in. A pane
-        still waiting for its lazy mount (the first moments after start, or Settings until it
-        is first shown) takes the focus once mounted.
-        """
-        if self.tabs.active == pane_id:
-            return
-        self.tabs.active = pane_id
-        placeholder = self._lazy_panes.get(pane_id)
-        if placeholder is not None and not placeholder.pane.is_mounted:
-            # Mount it now (ahead of its turn, or on demand) and focus it once mounted: a
-            # callback queued on a widget runs after its Mount. Until then nothing is focused,
-            # so Textual cannot switch back to the pane of a focused neighbour.
-            self.set_focus(None)
-            self.call_later(placeholder.mount_pane)
-            placeholder.pane.call_later(self._focus_pane, pane_id)
-            return
-        self._focus_pane(pane_id)
-
-    def _focus_pane(self, pane_id: str) -> None:
-        """Focus the first focusable widget of the pane shown (if it is still the one shown)."""
-        if self.tabs.active != pane_id:
-            return
-        pane = self.tabs.get_pane(pane_id)
-        target = (
-            self.chat.input
-            if pane_id == "chat"
-            else next((widget for widget in pane.query("*") if widget.focusable), None)
-        )
-        if target is not None:
-            target.focus(scroll_visible=False)
-        else:
-            self.set_focus(None)
+            for provider in self.model_providers:
+                pane = self.model_pane(provider)
+                pane.show(pane.output, *self._model_line(provider))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

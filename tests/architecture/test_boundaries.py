@@ -68,3 +68,22 @@ def test_the_import_contracts_hold():
     result = subprocess.run([str(linter)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "4 kept, 0 broken" in result.stdout
+
+
+PACKAGE = ROOT / "ensemble_tui"
+MAX_LINES = 400
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_each_folder_says_in_its_first_line_what_lives_there():
+    for init in PACKAGE.rglob("__init__.py"):
+        first = init.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith('"""') and len(first) > 20, f"{init.relative_to(ROOT)}: {first!r}"

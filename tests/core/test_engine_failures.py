@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ReplyCommitted, Notice, ProposerFailed, RunFailed, StatusChanged
+from ensemble_tui.core.events import Notice, ProposerFailed, ReplyCommitted, RunFailed, StatusChanged
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.retry import RetryPolicy

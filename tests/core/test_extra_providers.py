@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ensemble_tui.core.errors import PromptFileError
-from ensemble_tui.core.events import ReplyCommitted, ProposalReceived
+from ensemble_tui.core.events import ProposalReceived, ReplyCommitted
 from ensemble_tui.core.modes import Mode, SingleModel, parse_run_mode
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn

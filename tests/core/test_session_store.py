@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.archive import SCHEMA, RunArchive
-from ensemble_tui.core.events import ReplyCommitted, Notice
+from ensemble_tui.core.events import Notice, ReplyCommitted
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.session import ChatMessage, Resubmission, SessionData
 from ensemble_tui.core.workspace import Workspace

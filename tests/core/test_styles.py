@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from ensemble_tui.core.events import ReplyCommitted, Notice, ReviewReceived, RunFailed, VoteCounted
+from ensemble_tui.core.events import Notice, ReplyCommitted, ReviewReceived, RunFailed, VoteCounted
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.provider import CallRequest
 from tests.core.helpers import of_type

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core import atomic
-from ensemble_tui.core.events import ReplyCommitted, Notice, RunFailed
+from ensemble_tui.core.events import Notice, ReplyCommitted, RunFailed
 from ensemble_tui.core.home import seed_home
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.workspace import Workspace

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ReplyCommitted, ProposerFailed, Resubmitted, RunFailed
+from ensemble_tui.core.events import ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.retry import RetryPolicy
 from ensemble_tui.providers.registry import build_providers

@@ -13,7 +13,7 @@ import pytest
 
 from ensemble_tui.core.config import ProviderConfig, load_provider_config
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ReplyCommitted, ProposalReceived, ProposerFailed, Resubmitted, RunFailed
+from ensemble_tui.core.events import ProposalReceived, ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace

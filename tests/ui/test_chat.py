@@ -264,7 +264,7 @@ class StyledEngine:
     running = False
 
     async def run(self, mode, text, style=None):
-        from ensemble_tui.core.events import ReviewReceived, InputRecorded, VoteCounted, VoteRow
+        from ensemble_tui.core.events import InputRecorded, ReviewReceived, VoteCounted, VoteRow
         from ensemble_tui.core.modes import Style
 
         yield InputRecorded(mode, text, redo=False)

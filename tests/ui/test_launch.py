@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from ensemble_tui import bootstrap, cli
+from ensemble_tui import bootstrap
 from ensemble_tui.ui import launch as launch_module
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import SystemNotifier

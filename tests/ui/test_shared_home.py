@@ -8,7 +8,7 @@ from pathlib import Path
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import restored_session
-from tests.test_two_processes import finish, start_ask
+from tests.test_two_processes import finish, reply_text, start_ask
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 
@@ -33,7 +33,7 @@ async def test_the_app_shows_a_turn_that_ask_added_and_appends_its_own_after_it(
             ("user", "From the app, first"),
             ("assistant", "ChatGPT answer"),
             ("user", "From ask, in another terminal"),
-            ("assistant", out.split("\n\nSources:")[0].strip()),
+            ("assistant", reply_text(out)),
             ("user", "From the app, second"),
             ("assistant", "ChatGPT answer"),
         ]
