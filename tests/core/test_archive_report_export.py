@@ -12,8 +12,8 @@ from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.report import turn_report
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
-from tests.core.scripted import fatal
 from tests.core.test_styles import MODELS, answer, critique_by
+from tests.support import fatal
 
 
 async def test_every_run_is_archived_with_its_calls_and_texts(home: Path, workspace, scripted, make_engine):

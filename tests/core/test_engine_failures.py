@@ -12,7 +12,7 @@ from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.retry import RetryPolicy
 from tests.core.helpers import of_type, restored_session, run_turn
-from tests.core.scripted import Hang, Slow, fatal, overloaded, transient
+from tests.support import Hang, Slow, fatal, overloaded, transient
 
 
 def script_all_proposers(scripted, text: str = "proposal") -> None:
@@ -212,7 +212,7 @@ async def test_missing_prompt_file_stops_before_any_call(workspace, scripted, ma
 
 
 async def test_unavailable_provider_blocks_its_single_mode_but_not_all(workspace, make_engine):
-    from tests.core.scripted import ScriptedProvider
+    from tests.support import ScriptedProvider
 
     providers = {label: ScriptedProvider(label, default=f"{label} says hi") for label in ("ChatGPT", "Gemini")}
     workspace.attach_providers(providers, {"Claude": "Claude is unavailable: set ANTHROPIC_API_KEY"})

@@ -11,7 +11,7 @@ from ensemble_tui.core.events import ProposalReceived, ReplyCommitted
 from ensemble_tui.core.modes import Mode, SingleModel, parse_run_mode
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
-from tests.core.scripted import ScriptedProvider
+from tests.support import ScriptedProvider
 
 DEEPSEEK = {
     "label": "DeepSeek",

@@ -17,7 +17,7 @@ from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.session import ChatMessage, Resubmission, SessionData
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
-from tests.core.scripted import Hang
+from tests.support import Hang
 
 
 def _restarted(home: Path) -> Workspace:

@@ -9,7 +9,7 @@ from ensemble_tui.core.events import Notice, ReplyCommitted, ReviewReceived, Run
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.provider import CallRequest
 from tests.core.helpers import of_type
-from tests.core.scripted import fatal
+from tests.support import fatal
 
 MODELS = ("ChatGPT", "Claude", "Gemini")
 BLOCK = re.compile(r"^# (?:Answer|Agent) ([A-Z])\n(.*?)(?=^# |\Z)", re.MULTILINE | re.DOTALL)

@@ -42,7 +42,7 @@ def test_half_written_settings_are_set_aside(home: Path) -> None:
     ids=["wrong-type", "missing-field", "truncated"],
 )
 async def test_a_broken_configuration_costs_only_its_provider(home, make_engine, content, expected) -> None:
-    from tests.core.scripted import ScriptedProvider
+    from tests.support import ScriptedProvider
 
     paths = seed_home(home)
     (paths.configurations / "Claude.json").write_text(content)

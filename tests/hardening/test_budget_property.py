@@ -16,7 +16,8 @@ from ensemble_tui.core.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.workspace import Workspace
-from tests.core.scripted import ScriptedProvider, role_of
+from tests.support import ScriptedProvider, role_of
+from tests.support import no_sleep as no_wait
 
 MODES = [Mode.CHATGPT, Mode.CLAUDE, Mode.CHATGPT_GEMINI, Mode.ALL]
 
@@ -69,8 +70,6 @@ def run_scenario(home: Path, mode: Mode, cap: float, turns: int, accountant_args
         providers[label] = provider
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
 
-    async def no_wait(_: float) -> None:
-        return None
 
     async def play() -> None:
         engine = Engine(workspace, rng=random.Random(1), sleep=no_wait)

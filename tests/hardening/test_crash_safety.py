@@ -18,7 +18,8 @@ from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.session import SessionData
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.workspace import Workspace
-from tests.core.scripted import ScriptedProvider
+from tests.support import ScriptedProvider
+from tests.support import no_sleep as no_wait
 
 KILLS = 200
 CHECK_ALL_EVERY = 10  # kills between checks of every chat's files (each kill checks the current chat's)
@@ -30,8 +31,6 @@ async def _work(home: Path, conn: Connection, seed: int) -> None:
     workspace = Workspace.open(home)
     workspace.attach_providers({"ChatGPT": ScriptedProvider("ChatGPT", default=REPLY)}, {})  # type: ignore[dict-item]
 
-    async def no_wait(_: float) -> None:
-        return None
 
     engine = Engine(workspace, sleep=no_wait)
     number = rng.randrange(1_000_000)

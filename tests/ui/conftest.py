@@ -10,7 +10,6 @@ import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,22 +22,11 @@ from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.panes.lazy import LazyPane
-from tests.core.scripted import ScriptedProvider
+from tests.support import FolderOpener, ScriptedProvider, no_sleep
 
 SIZE = (120, 40)
 
 
-async def no_sleep(_seconds: float) -> None:
-    return None
-
-
-class FolderOpener:
-    def __init__(self) -> None:
-        self.opened: list[Path] = []
-
-    def __call__(self, path: Path) -> bool:
-        self.opened.append(path)
-        return False
 
 
 @pytest.fixture(autouse=True)
@@ -97,6 +85,12 @@ async def settle(pilot: Pilot, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def shows_pending_input(app: EnsembleApp) -> bool:
+    """The chat ends with an input still waiting for its reply (a run under way shows it)."""
+    items = app.chat.log_view.items
+    return bool(items) and items[-1].role == "user"
 
 
 async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 5.0) -> None:

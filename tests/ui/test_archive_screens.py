@@ -13,7 +13,7 @@ from ensemble_tui.ui.chat_view import ChatEntry
 from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.report import ReportScreen
-from tests.core.scripted import Hang
+from tests.support import Hang
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 

@@ -10,7 +10,7 @@ from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError
 from ensemble_tui.ui.chat_view import ChatEntry, ChatNotice, VoteNotice
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
-from tests.core.scripted import Hang, fatal, transient
+from tests.support import Hang, fatal, transient
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 

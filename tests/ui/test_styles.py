@@ -17,7 +17,7 @@ from ensemble_tui.ui.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.core.helpers import restored_session
-from tests.core.scripted import ScriptedProvider
+from tests.support import ScriptedProvider
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 
@@ -30,7 +30,7 @@ def well_formed_reviews(providers: dict[str, ScriptedProvider]) -> None:
 
 
 def roles(providers: dict[str, ScriptedProvider]) -> set[str]:
-    from tests.core.scripted import role_of
+    from tests.support import role_of
 
     return {role_of(call) for provider in providers.values() for call in provider.calls}
 
@@ -155,7 +155,7 @@ async def test_a_vote_shows_one_review_line_and_the_tally_table(workspace, chatt
 
 
 async def test_a_style_chosen_during_a_run_applies_to_the_next_turn(workspace, chatty, make_app):
-    from tests.core.scripted import Hang
+    from tests.support import Hang
 
     chatty["Claude"].scripts["proposer"] = [Hang()]
     app = make_app()
