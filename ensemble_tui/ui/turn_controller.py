@@ -86,16 +86,18 @@ class TurnController(Widget):
     # ----- starting and stopping ------------------------------------------------------------
 
     def choose_mode(self, mode: RunMode, text: str) -> None:
-        """An action button or key: send `text`, cancel (same mode while running) or switch mode."""
+        """An action button or key: send `text`; during a run, the run's own mode cancels it and
+        any other starts nothing (the calls already paid for are not thrown away)."""
         turn = self.turn
-        if turn is not None:
-            if mode == turn.mode:  # == : a SingleModel is a new value each time a key makes one
-                self.cancel()
-            else:  # the question in flight, asked again in the new mode
-                self._unshow(turn)
-                self.start(mode, turn.text)
-            return
-        self.start(mode, text)
+        if turn is None:
+            self.start(mode, text)
+        elif mode == turn.mode:  # == : a SingleModel is a new value each time a key makes one
+            self.cancel()
+        else:
+            self.host.notify(self.busy_message(), markup=False)
+
+    def busy_message(self) -> str:
+        return f"A reply is under way: {self.host.cancel_key} cancels it."
 
     def start(self, mode: RunMode, text: str) -> None:
         host = self.host

@@ -60,6 +60,7 @@ class TurnKeys(_Base):
 
     def choose_mode(self, mode: RunMode) -> None:
         # Pasted text can carry terminal escapes; they would be stored and replayed on screen.
+        # During a run the box is left alone: nothing new starts.
         text = "" if self.turn is not None else strip_control(self.chat.input.take_text())
         self.turns.choose_mode(mode, text)
 
@@ -101,9 +102,7 @@ class TurnKeys(_Base):
     def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
         event.stop()
         if self.turn is not None:
-            self.notify(
-                f"A reply is under way: {self.cancel_key} cancels it. Your text stays in the box.", markup=False
-            )
+            self.notify(f"{self.turns.busy_message()} Your text stays in the box.", markup=False)
             return
         self.choose_mode(self.default_mode)
 
