@@ -56,6 +56,11 @@ class Workspace:
         session, session_warning = store.load()
         warnings = [w for w in (loaded.warning, session_warning) if w] + list(found.problems.values())
         workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts), archive)
+        if not paths.session_file.exists():  # a first start: the chat exists from now on, so a
+            try:  # draft typed in it finds it again at the next start
+                workspace.persist(transcript=False)
+            except OSError as exc:
+                warnings.append(f"Cannot save in {paths.root} ({exc.strerror}); fix its permissions or use --home.")
         workspace.warnings.extend(warnings)
         workspace.config_problems = dict(found.problems)
         for provider, config in configs.items():

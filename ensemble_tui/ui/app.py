@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from ensemble_tui.core.config import PROVIDERS
+from ensemble_tui.core.drafts import DraftStore
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
@@ -33,6 +34,7 @@ from ensemble_tui.ui.chat_view import NoticeKind
 from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
+from ensemble_tui.ui.drafts import DraftKeeper
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
 from ensemble_tui.ui.pane_switching import PaneSwitching
@@ -108,6 +110,7 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
         self.demo = demo
         self.turns = TurnController(self)
         self._style_unsaved = False
+        self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self._draft_now)
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
         self._restore_choices(workspace.session.last_mode, workspace.session.last_style)
@@ -237,6 +240,11 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
 
     def on_mount(self) -> None:
         self._show_session()
+        history = self.workspace.session.history  # the last question the chat shows answered:
+        answered = next(
+            (history[i].text for i in range(len(history) - 2, -1, -1) if history[i + 1].role == "assistant"), None
+        )
+        self.chat.input.restore(self.drafts.store.load(self.chat_id).for_the_box(answered))
         lines = [*self.workspace.warnings, *filter(None, [self._keymap_warning])]
         for name, reason in self.workspace.unavailable.items():
             config = self.workspace.configs.get(name)
@@ -280,6 +288,8 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
         """Paint every pane from the workspace's session: the one place the UI reads a chat, when
         it opens one (at start, a new chat, a chat reopened from History)."""
         session = self.workspace.session
+        if session.id != self.chat_id:
+            self.drafts.flush()  # the box's text is kept with the chat it was typed in
         self.chat_id = session.id
         self.sub_title = f"chat {session.id}" + ("  ·  demo" if self.demo else "")
         self._restore_choices(session.last_mode, session.last_style)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ensemble_tui.core.events import EngineEvent
     from ensemble_tui.ui.chat_view import NoticeKind
     from ensemble_tui.ui.collector import CollectorPolicy
+    from ensemble_tui.ui.drafts import DraftKeeper
     from ensemble_tui.ui.notify import ReplyNotifier
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.panes.model import ModelPane
@@ -42,6 +43,7 @@ class TurnHost(Protocol):
     """What the controller needs of the app around it."""
 
     engine: Engine
+    drafts: DraftKeeper
     notifier: ReplyNotifier
     collector: CollectorPolicy
     cancel_key: str
@@ -111,6 +113,7 @@ class TurnController(Widget):
         host.mark_actions()
         host.collector.pause()  # no full collection mid-turn (see ui/collector.py)
         turn.worker = self._drive(turn)
+        host.drafts.flush()  # the question is on disk until its turn is saved
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _drive(self, turn: ActiveTurn) -> None:
@@ -228,6 +231,7 @@ class TurnController(Widget):
             host.add_notice(event.message, "error")
             retry = " Enter on an empty input retries it." if event.input_kept else ""
             host.chat.status.stop(f"The run stopped.{retry}")
+            host.drafts.changed()
         elif isinstance(event, ev.TurnRolledBack):
             self._rolled_back(turn, event)
 
@@ -261,6 +265,7 @@ class TurnController(Widget):
         if not shown or shown[-1] is not event.message:  # a reloaded chat may hold it already
             chat.sync([*shown, event.message])
         host.chat.status.stop(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
+        host.drafts.changed()  # its question is in the chat now
         if host.notifications_on:
             summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
             self.run_worker(host.notifier.reply_complete(self.app, summary), group="notify", exit_on_error=False)

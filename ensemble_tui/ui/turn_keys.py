@@ -1,13 +1,16 @@
-"""The keys and buttons that start, cancel or style a turn: a mixin of EnsembleApp whose
-actions hand the request to the TurnController (ui/turn_controller.py), which owns the turn."""
+"""The keys and buttons that start, cancel or style a turn, and quitting: a mixin of EnsembleApp
+whose actions hand the request to the TurnController (ui/turn_controller.py), which owns the
+turn. The question box's text is kept on disk as a draft (ui/drafts.py), so a quit loses nothing."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
+from ensemble_tui.core.drafts import Draft
 from ensemble_tui.core.modes import RunMode, SingleModel, Style, parse_run_mode
 from ensemble_tui.core.sanitize import strip_control
+from ensemble_tui.ui.screens.quit_confirm import QuitConfirm
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 
@@ -15,6 +18,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui.ui.drafts import DraftKeeper
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.turn_controller import TurnController
     from ensemble_tui.ui.turns import ActiveTurn
@@ -36,6 +40,8 @@ class TurnKeys(_Base):
         default_mode: RunMode
         style: Style
         cancel_key: str
+        chat_id: str
+        drafts: DraftKeeper
         _style_unsaved: bool
 
         @property
@@ -116,3 +122,35 @@ class TurnKeys(_Base):
         self.choose_style(event.style)
         self.chat.input.focus()  # so Enter sends rather than reopening the list of styles
 
+    # ----- keeping the box's text, and quitting ------------------------------------------------
+
+    def _draft_now(self) -> tuple[str, Draft]:
+        """The chat on screen and its draft: the box's text, and the question of a run whose
+        turn is not saved yet."""
+        turn = self.turn
+        question = turn.text if turn is not None and not turn.input_kept else ""
+        return self.chat_id, Draft(text=self.chat.input.text, question=question)
+
+    def on_text_area_changed(self, event: ChatInput.Changed) -> None:
+        if event.text_area.id == "chat-input":
+            self.drafts.changed()
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit at once, keeping the box's text; during a run, ask first (Ctrl+Q again
+        confirms) and keep the run's question for the next start, nothing else of the run."""
+        if isinstance(self.screen, QuitConfirm):
+            self.screen.dismiss(True)
+            return
+        if self.turn is None:
+            self.drafts.flush()
+            self.exit()
+            return
+        self.push_screen(QuitConfirm(), self._quit_confirmed)
+
+    async def _quit_confirmed(self, confirmed: bool | None) -> None:
+        if not confirmed:
+            return
+        text = await self.turns.stop()
+        self.chat.input.restore(text)
+        self.drafts.flush()
+        self.exit()
