@@ -143,12 +143,12 @@ class TurnController(Widget):
 
     @on(Worker.StateChanged)
     def _worker_ended(self, event: Worker.StateChanged) -> None:
+        """A worker that ends before its turn's last event: a bug in the turn, or a cancel."""
         turn = self.turn
         if event.worker.group != "turn" or turn is None or event.worker is not turn.worker:
             return
         if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        self.turn = None
         host = self.host
         if event.state is WorkerState.ERROR:
             error = event.worker.error
@@ -157,9 +157,14 @@ class TurnController(Widget):
             host.chat.status.stop("Stopped by an unexpected error.")
             if not turn.input_kept:
                 host.chat.input.restore(turn.text)  # the engine never kept it: keep it here
-        elif turn.outcome is None:
+        else:
             host.chat.status.stop("Stopped.")
-        host.turn_ended()
+        self._finish()
+
+    def _finish(self) -> None:
+        """The turn is over (its last event has been shown): the next one may start at once."""
+        self.turn = None
+        self.host.turn_ended()
         self.call_after_refresh(self._collect_between_turns)
 
     def _collect_between_turns(self) -> None:
@@ -226,14 +231,15 @@ class TurnController(Widget):
         elif isinstance(event, ev.ReplyCommitted):
             self._reply_committed(turn, event)
         elif isinstance(event, ev.RunFailed):
-            turn.outcome = "failed"
             turn.input_kept = event.input_kept
             host.add_notice(event.message, "error")
             retry = " Enter on an empty input retries it." if event.input_kept else ""
             host.chat.status.stop(f"The run stopped.{retry}")
             host.drafts.changed()
+            self._finish()
         elif isinstance(event, ev.TurnRolledBack):
             self._rolled_back(turn, event)
+            self._finish()
 
     def _unshow(self, turn: ActiveTurn) -> None:
         """Take the turn's input off the chat and give back the reply a redo withdrew."""
@@ -258,7 +264,6 @@ class TurnController(Widget):
 
     def _reply_committed(self, turn: ActiveTurn, event: Any) -> None:
         host = self.host
-        turn.outcome = "final"
         turn.input_kept = True
         chat = host.chat.log_view
         shown = chat.items
@@ -269,12 +274,12 @@ class TurnController(Widget):
         if host.notifications_on:
             summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
             self.run_worker(host.notifier.reply_complete(self.app, summary), group="notify", exit_on_error=False)
+        self._finish()
 
     def _rolled_back(self, turn: ActiveTurn, event: Any) -> None:
         """Undo on screen what the turn showed: its input (back into the box), the reply a redo
         withdrew, its proposals and its resubmissions."""
         host = self.host
-        turn.outcome = "cancelled"
         self._unshow(turn)
         for provider, output in event.outputs.items():
             host.model_pane(provider).replace_output(output)

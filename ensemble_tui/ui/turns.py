@@ -35,7 +35,6 @@ class ActiveTurn:
     style: Style = Style.AGGREGATE
     started: float = field(default_factory=time.monotonic)
     worker: Worker[None] | None = None
-    outcome: str | None = None  # "final", "failed" or "cancelled" once the engine has said so
     input_kept: bool = False  # the engine kept the input in the chat (a reply, or a failure to retry)
     reviews: dict[str, ReviewOutcome] = field(default_factory=dict)  # reviewer -> outcome, in arrival order
     resubmissions: list[Resubmission] = field(default_factory=list)  # shown while the run is under way

@@ -6,10 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label
+from textual.widgets import Button, Label, Static
 
 QUESTION = "A reply is under way. Quit anyway?"
-CONSEQUENCE = "Nothing of this run is kept; your question is back in the box at the next start."
+CONSEQUENCE = "Nothing of this run is kept; the question is back in the box next time."
 
 
 class QuitConfirm(ModalScreen[bool]):
@@ -25,7 +25,7 @@ class QuitConfirm(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog quit-dialog"):
             yield Label(QUESTION, classes="dialog-title")
-            yield Label(CONSEQUENCE)
+            yield Static(CONSEQUENCE)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"Quit ({self.quit_key})", id="quit-confirm", variant="error")
                 yield Button("Keep waiting (Esc)", id="quit-stay")
