@@ -32,6 +32,7 @@ from ensemble_tui.core.events import (
 )
 from ensemble_tui.core.modes import RunMode, Style
 from ensemble_tui.core.pdf import check_pdf
+from ensemble_tui.core.provenance import Provenance, describe
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.retry import RetryPolicy
 from ensemble_tui.core.runlog import Artifact, TurnRecord
@@ -147,9 +148,9 @@ class Engine:
             )
         )
         try:
-            context = self._context(mode, style, given.query, emit)
+            context, left_out = self._context(mode, style, given.query, emit)
             caller = context.caller
-            runner = TurnRunner(context, emit, record)
+            runner = TurnRunner(context, emit, record, failures=left_out)
             reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
         except asyncio.CancelledError:
             await self._commit(given, mode, style, record, caller, runner, outcome="cancelled", emit=emit)
@@ -167,8 +168,11 @@ class Engine:
             await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
             emit(RunFailed(failure_message(exc), input_kept=True))
             return
-        message = ChatMessage(role="assistant", text=reply.text, sources=list(reply.sources))
-        record.artifacts.append(Artifact("final", "", reply.text, data={"sources": list(reply.sources)}))
+        message = ChatMessage(
+            role="assistant", text=reply.text, sources=list(reply.sources), provenance=self._provenance(runner)
+        )
+        data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
+        record.artifacts.append(Artifact("final", "", reply.text, data=data))
         await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
         emit(ReplyCommitted(message, mode))
 
@@ -180,9 +184,27 @@ class Engine:
             workspace.session = fresh
             emit(reloaded(fresh))
 
-    def _context(self, mode: RunMode, style: Style, query: str, emit: Callable[[EngineEvent], None]) -> TurnContext:
+    def _provenance(self, runner: TurnRunner) -> Provenance:
+        """Who wrote the reply, from what the turn collected (kept beside the reply, never sent)."""
+        context = runner.context
+        participants = self.workspace.participants(context.mode)
+        names = (*participants, context.aggregator, *(row.author for row in runner.tally))
+        return describe(
+            context.mode,
+            context.style,
+            {name: context.caller.model_for(name) for name in names if name in self.workspace.configs},
+            participants=participants,
+            answered=[name for name in participants if name in runner.outputs],
+            failures=runner.failures,
+            aggregator=context.aggregator,
+            tally=runner.tally,
+        )
+
+    def _context(
+        self, mode: RunMode, style: Style, query: str, emit: Callable[[EngineEvent], None]
+    ) -> tuple[TurnContext, dict[str, str]]:
         """Check the prompts, providers and PDF this turn needs (raises with one line if one is
-        missing) and fix what the turn will work with."""
+        missing) and fix what the turn will work with; also returns the proposers left out."""
         workspace = self.workspace
         participants = workspace.participants(mode)
         multi = mode.is_multi
@@ -195,7 +217,7 @@ class Engine:
         for warning in workspace.prompts.warnings[self._prompt_warnings_shown :]:
             emit(Notice(warning))
         self._prompt_warnings_shown = len(workspace.prompts.warnings)
-        self._check_providers(mode, participants, emit)
+        left_out = self._check_providers(mode, participants, emit)
         pdf: Path | None = check_pdf(workspace.session.pdf_path) if workspace.session.pdf_path else None
         caller = ModelCaller(
             providers=dict(workspace.providers),
@@ -224,26 +246,27 @@ class Engine:
             caller=caller,
             rng=self.rng,
             pdf_notes=notes,
-        )
+        ), left_out
 
     def _check_providers(
         self, mode: RunMode, participants: tuple[str, ...], emit: Callable[[EngineEvent], None]
-    ) -> None:
+    ) -> dict[str, str]:
         """A single mode needs its model; a multi mode needs the aggregator and one proposer.
 
-        Proposers without a key are reported and left out.
+        Proposers without a key are reported and left out (returned with why).
         """
         workspace = self.workspace
         wanted = (workspace.settings.aggregator, *participants) if mode.is_multi else participants
         missing = [name for name in dict.fromkeys(wanted) if name not in workspace.providers]
         if not missing:
-            return
+            return {}
         reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
         proposers_left = [name for name in participants if name not in missing]
         if not mode.is_multi or workspace.settings.aggregator in missing or not proposers_left:
             raise EnsembleError(reasons[missing[0]])
         for name in missing:
             emit(ProposerFailed(name, reasons[name]))
+        return reasons
 
     # ----- the one commit point --------------------------------------------------------------
 

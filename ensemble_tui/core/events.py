@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ensemble_tui.core.modes import RunMode, Style
+from ensemble_tui.core.provenance import VoteRow
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
+
+__all__ = ["VoteRow"]  # the tally's rows, with the events that carry them
 
 
 @dataclass(frozen=True)
@@ -99,19 +102,6 @@ class ReviewReceived:
     text: str
     accepted: bool
     problem: str | None = None
-
-
-@dataclass(frozen=True)
-class VoteRow:
-    author: str
-    rank: int
-    points: float
-    first_places: int
-    mean_overall: float | None = None
-    mean_correctness: float | None = None
-    average_position: float | None = None
-    ballots: int = 0
-    medal: str | None = None
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,17 @@ from typing import TypeVar
 
 from ensemble_tui.core.calls import ModelCaller
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.events import EngineEvent, ProposalReceived, ProposerFailed, Resubmitted, StatusChanged
+from ensemble_tui.core.events import (
+    EngineEvent,
+    ProposalReceived,
+    ProposerFailed,
+    Resubmitted,
+    StatusChanged,
+    VoteCounted,
+)
 from ensemble_tui.core.modes import RunMode, Style
 from ensemble_tui.core.prompts import PromptLibrary
+from ensemble_tui.core.provenance import VoteRow
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole
 from ensemble_tui.core.runlog import Artifact, TurnRecord
@@ -69,6 +77,8 @@ class TurnRunner:
     record: TurnRecord
     outputs: dict[str, ModelOutput] = field(default_factory=dict)
     resubmissions: list[Resubmission] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)  # proposer -> why it was left out
+    tally: tuple[VoteRow, ...] = ()  # a council's, vote's or debate's result, best first
     round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
 
     @property
@@ -104,6 +114,11 @@ class TurnRunner:
         self.resubmissions.append(resubmission)
         self.record.artifacts.append(Artifact("resubmission", "", text, round=iteration))
         self.emit(Resubmitted(resubmission))
+
+    def count_votes(self, style: Style, rows: tuple[VoteRow, ...]) -> None:
+        """Keep the tally (it goes beside the reply) and show it."""
+        self.tally = rows
+        self.emit(VoteCounted(style, rows))
 
     def timed(self, started: float) -> float:
         return round(time.monotonic() - started, 3)
@@ -173,6 +188,7 @@ class TurnRunner:
 
         def failed(name: str, message: str) -> None:
             failures.append(message)
+            self.failures.setdefault(name, message)
             self.emit(ProposerFailed(name, message))
 
         started = time.monotonic()

@@ -222,8 +222,9 @@ class TurnController(Widget):
             log_view.sync([*log_view.items, event.resubmission])
         elif isinstance(event, ev.ReviewReceived):
             self._review_arrived(turn, event)
-        elif isinstance(event, ev.VoteCounted):
-            chat.add_widget(VoteNotice(vote_table(event)))
+        elif isinstance(event, ev.VoteCounted):  # shown until the reply shows it beside itself
+            turn.vote_notice = VoteNotice(vote_table(event.style, event.rows))
+            chat.add_widget(turn.vote_notice)
         elif isinstance(event, ev.CostUpdated):
             host.chat.status.set_cost(event.session_cost_usd)
         elif isinstance(event, ev.Notice):
@@ -266,6 +267,8 @@ class TurnController(Widget):
         host = self.host
         turn.input_kept = True
         chat = host.chat.log_view
+        if turn.vote_notice is not None:
+            turn.vote_notice.remove()
         shown = chat.items
         if not shown or shown[-1] is not event.message:  # a reloaded chat may hold it already
             chat.sync([*shown, event.message])

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
     from textual.worker import Worker
 
     from ensemble_tui.ui.vote_view import ReviewOutcome
@@ -40,6 +41,7 @@ class ActiveTurn:
     resubmissions: list[Resubmission] = field(default_factory=list)  # shown while the run is under way
     shown_input: ChatMessage | None = None  # the input it showed in the chat (InputRecorded)
     withdrawn: ChatMessage | None = None  # the reply a redo took off the chat (InputRecorded)
+    vote_notice: Widget | None = None  # the tally shown while the run goes on
 
     @property
     def label(self) -> str:

@@ -10,6 +10,7 @@ import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,8 +26,6 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from tests.support import FolderOpener, ScriptedProvider, no_sleep
 
 SIZE = (120, 40)
-
-
 
 
 @pytest.fixture(autouse=True)
@@ -116,3 +115,13 @@ async def type_text(pilot: Pilot, text: str) -> None:
     """Type into the focused widget (as a paste would arrive: whole, newlines included)."""
     pilot.app.chat.input.insert(text)
     await pilot.pause()
+
+
+def restarted_app(home: Path) -> EnsembleApp:
+    """The app as the next start opens it, over the same home."""
+    workspace = Workspace.open(home)
+    workspace.attach_providers(
+        {name: ScriptedProvider(name, default=f"{name} answer") for name in ("ChatGPT", "Claude", "Gemini")}, {}
+    )  # type: ignore[misc]
+    engine = Engine(workspace, rng=random.Random(7), sleep=no_sleep)
+    return build_app(workspace, engine=engine, notifier=RecordingNotifier(), collector=CollectorPolicy(enabled=False))

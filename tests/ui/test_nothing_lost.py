@@ -4,31 +4,13 @@ start; text typed and not sent survives a quit and a crash, kept a moment behind
 from __future__ import annotations
 
 import json
-import random
-from pathlib import Path
 
-from ensemble_tui.bootstrap import build_app
 from ensemble_tui.core.drafts import DraftStore
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.drafts import DRAFT_DELAY_S
-from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.quit_confirm import QuitConfirm
 from tests.core.helpers import restored_session
-from tests.support import Hang, ScriptedProvider, no_sleep
-from tests.ui.conftest import SIZE, shows_pending_input, type_text, wait_until
-
-
-def restarted_app(home: Path) -> EnsembleApp:
-    """The app as the next start opens it, over the same home."""
-    workspace = Workspace.open(home)
-    workspace.attach_providers(
-        {name: ScriptedProvider(name, default=f"{name} answer") for name in ("ChatGPT", "Claude", "Gemini")}, {}
-    )  # type: ignore[misc]
-    engine = Engine(workspace, rng=random.Random(7), sleep=no_sleep)
-    return build_app(workspace, engine=engine, notifier=RecordingNotifier(), collector=CollectorPolicy(enabled=False))
+from tests.support import Hang
+from tests.ui.conftest import SIZE, restarted_app, shows_pending_input, type_text, wait_until
 
 
 async def test_ctrl_q_during_a_run_asks_then_quits_and_the_question_is_back_next_start(

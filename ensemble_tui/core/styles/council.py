@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 
-from ensemble_tui.core.events import StatusChanged, VoteCounted, VoteRow
+from ensemble_tui.core.events import StatusChanged
 from ensemble_tui.core.modes import Style
+from ensemble_tui.core.provenance import VoteRow
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.runlog import Artifact
 from ensemble_tui.core.styles.labels import Labelling, shuffled_labelling
@@ -59,14 +60,12 @@ async def run_council(runner: TurnRunner, query: str) -> Reply:
     )
     ballots = [review.parsed for review in reviews.values() if review.parsed is not None]
     positions = average_positions(ballots, authors)
-    runner.emit(
-        VoteCounted(
-            Style.COUNCIL,
-            tuple(
-                VoteRow(item.author, place, 0.0, 0, average_position=item.average, ballots=item.ballots)
-                for place, item in enumerate(positions, start=1)
-            ),
-        )
+    runner.count_votes(
+        Style.COUNCIL,
+        tuple(
+            VoteRow(item.author, place, 0.0, 0, average_position=item.average, ballots=item.ballots)
+            for place, item in enumerate(positions, start=1)
+        ),
     )
     runner.record.artifacts.append(
         Artifact(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from ensemble_tui.core.events import VoteCounted, VoteRow
 from ensemble_tui.core.modes import Style
+from ensemble_tui.core.provenance import VoteRow, points
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.runlog import Artifact
 from ensemble_tui.core.styles.borda import Ballot, Standing, borda_count, medals
@@ -92,7 +92,7 @@ class Debate:
 
 
 def medal_line(standings: list[Standing], awarded: dict[str, str], rounds: int) -> str:
-    parts = [f"{medal} {author} ({points:g} pts)" for author, medal, points in _medal_order(standings, awarded)]
+    parts = [f"{medal} {author} ({points(value)})" for author, medal, value in _medal_order(standings, awarded)]
     return f"*Debate over {rounds} rounds: " + ", ".join(parts) + ".*"
 
 
@@ -119,14 +119,12 @@ async def run_debate(runner: TurnRunner, query: str) -> Reply:
     ballots = [Ballot(r.reviewer, tuple(r.parsed)) for r in reviews.values() if r.parsed is not None]
     standings = borda_count(ballots, list(debate.answers))
     awarded = medals(standings)
-    runner.emit(
-        VoteCounted(
-            Style.DEBATE,
-            tuple(VoteRow(s.author, s.rank, s.points, s.first_places, medal=awarded.get(s.author)) for s in standings),
-        )
+    runner.count_votes(
+        Style.DEBATE,
+        tuple(VoteRow(s.author, s.rank, s.points, s.first_places, medal=awarded.get(s.author)) for s in standings),
     )
     line = medal_line(standings, awarded, rounds)
     runner.record.artifacts.append(
         Artifact("vote", "", line, data={"standings": [vars(s) for s in standings], "medals": awarded})
     )
-    return Reply(f"{debate.answers[standings[0].author]}\n\n{line}")
+    return Reply(debate.answers[standings[0].author])  # the medals go beside the reply, not in it

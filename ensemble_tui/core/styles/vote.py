@@ -3,8 +3,8 @@ Borda count picks the answer that becomes the final reply."""
 
 from __future__ import annotations
 
-from ensemble_tui.core.events import VoteCounted, VoteRow
 from ensemble_tui.core.modes import Style
+from ensemble_tui.core.provenance import VoteRow
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.runlog import Artifact
 from ensemble_tui.core.styles.borda import Ballot, Standing, borda_count
@@ -31,7 +31,7 @@ def vote_line(winner: Standing, standings: list[Standing], ballots: int, model: 
     """The one line under the winning answer that names the vote."""
     tied = [s.author for s in standings if s.rank == winner.rank and s.author != winner.author]
     tie = f", tied with {', '.join(tied)}" if tied else ""
-    points = f"{winner.points:g} Borda point{'s' if winner.points != 1 else ''}"
+    points = f"{winner.points:g} Borda point{'s' if winner.points != 1 else ''}"  # for the run report
     firsts = f"{winner.first_places} of {ballots} first-place vote{'s' if ballots != 1 else ''}"
     return f"*Vote: {model}'s answer won with {points} and {firsts}{tie}.*"
 
@@ -63,10 +63,10 @@ async def run_vote(runner: TurnRunner, query: str) -> Reply:
     )
     ballots = [ballot_from(r.reviewer, r.parsed, r.labelling) for r in reviews.values() if r.parsed is not None]
     standings = borda_count(ballots, authors)
-    runner.emit(VoteCounted(Style.VOTE, rows(standings)))
+    runner.count_votes(Style.VOTE, rows(standings))
     winner = standings[0]
     line = vote_line(winner, standings, len(ballots), winner.author)
     runner.record.artifacts.append(
         Artifact("vote", "", line, data={"standings": [vars(s) for s in standings], "ballots": len(ballots)})
     )
-    return Reply(f"{answers[winner.author]}\n\n{line}")
+    return Reply(answers[winner.author])  # the vote goes beside the reply (core/provenance.py), not in it
