@@ -15,6 +15,7 @@ from ensemble_tui.core.events import (
     ProposerFailed,
     ReplyCommitted,
     Resubmitted,
+    RetryScheduled,
     ReviewReceived,
     RunFailed,
     StatusChanged,
@@ -43,6 +44,8 @@ def describe(event: EngineEvent) -> str | None:
         return f"the aggregator asked for another round (request {event.iteration})"
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, RetryScheduled):
+        return event.line
     if isinstance(event, ReviewReceived):
         return f"{event.reviewer} reviewed the answers" + ("" if event.accepted else " (unreadable, left out)")
     if isinstance(event, VoteCounted):

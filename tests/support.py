@@ -119,3 +119,7 @@ class FolderOpener:
     def __call__(self, path: Path) -> bool:
         self.opened.append(path)
         return False
+
+
+def unresolved(label: str) -> ProviderError:
+    return ProviderError(ErrorKind.UNRESOLVED, f"{label}: host not found (Name or service not known)")

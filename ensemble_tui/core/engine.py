@@ -256,16 +256,12 @@ class Engine:
         Proposers without a key are reported and left out (returned with why).
         """
         workspace = self.workspace
-        wanted = (workspace.settings.aggregator, *participants) if mode.is_multi else participants
-        missing = [name for name in dict.fromkeys(wanted) if name not in workspace.providers]
-        if not missing:
-            return {}
+        if (refused := workspace.refusal(mode)) is not None:
+            raise EnsembleError(refused)
+        missing = [name for name in participants if name not in workspace.providers]
         reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
-        proposers_left = [name for name in participants if name not in missing]
-        if not mode.is_multi or workspace.settings.aggregator in missing or not proposers_left:
-            raise EnsembleError(reasons[missing[0]])
-        for name in missing:
-            emit(ProposerFailed(name, reasons[name]))
+        for name, reason in reasons.items():
+            emit(ProposerFailed(name, reason))
         return reasons
 
     # ----- the one commit point --------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ensemble_tui.core.modes import RunMode, Style
-from ensemble_tui.core.provenance import VoteRow
+from ensemble_tui.core.provenance import VoteRow, short_reason
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 
 __all__ = ["VoteRow"]  # the tally's rows, with the events that carry them
@@ -92,6 +92,12 @@ class RetryScheduled:
     allowed: int
     delay_s: float
     reason: str
+
+    @property
+    def line(self) -> str:
+        """ "ChatGPT: retry 2 of 5 in 3 s (connection failed)"."""
+        why = short_reason(self.provider, self.reason)
+        return f"{self.provider}: retry {self.attempt} of {self.allowed} in {max(1, round(self.delay_s))} s ({why})"
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,19 @@ class Workspace:
             return mode.providers + tuple(p for p in self.extra_providers if self.configs[p].joins_all)
         return mode.providers
 
+    def refusal(self, mode: RunMode) -> str | None:
+        """Why `mode` cannot run at all (its model, or a multi mode's aggregator or every
+        proposer, is unavailable: the line names the key to set), or None if it can."""
+        participants = self.participants(mode)
+        wanted = (self.settings.aggregator, *participants) if mode.is_multi else participants
+        missing = [name for name in dict.fromkeys(wanted) if name not in self.providers]
+        if not missing:
+            return None
+        proposers_left = [name for name in participants if name not in missing]
+        if mode.is_multi and self.settings.aggregator not in missing and proposers_left:
+            return None
+        return self.unavailable.get(missing[0], f"{missing[0]} is not available")
+
     def model_for(self, provider: str) -> str:
         return self.settings.model_for(provider, self.configs)
 

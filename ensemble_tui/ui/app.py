@@ -44,7 +44,7 @@ from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
-from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint
+from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint, missing_keys, no_keys_line
 from ensemble_tui.ui.pdf_actions import PdfActions
 from ensemble_tui.ui.reply_actions import ReplyActions
 from ensemble_tui.ui.turn_controller import TurnController
@@ -246,9 +246,13 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
         )
         self.chat.input.restore(self.drafts.store.load(self.chat_id).for_the_box(answered))
         lines = [*self.workspace.warnings, *filter(None, [self._keymap_warning])]
+        keyless = missing_keys(self.workspace)
+        if keyless:
+            lines.append(no_keys_line(keyless, demo=self.demo))
         for name, reason in self.workspace.unavailable.items():
             config = self.workspace.configs.get(name)
-            lines.append(key_hint(config, reason) if config else reason)
+            if name not in keyless:
+                lines.append(key_hint(config, reason) if config else reason)
         for line in dict.fromkeys(lines):  # a broken provider file is both a warning and a reason
             self.add_notice(line, "warning")
         if self._initial_pdf:
@@ -346,7 +350,8 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
         return self.workspace.settings.notifications
 
     def mark_actions(self) -> None:
-        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style)
+        refused = frozenset(mode for mode in Mode if self.workspace.refusal(mode) is not None)
+        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style, refused)
         self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui.ui.chat_view import NoticeKind
     from ensemble_tui.ui.drafts import DraftKeeper
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.turn_controller import TurnController
@@ -47,6 +48,7 @@ class TurnKeys(_Base):
         @property
         def turn(self) -> ActiveTurn | None: ...
         def mark_actions(self) -> None: ...
+        def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
 
     # ----- turns: what the keys and buttons ask of the turn controller ------------------------
 
@@ -65,6 +67,11 @@ class TurnKeys(_Base):
             self.choose_mode(SingleModel(extra[slot]))
 
     def choose_mode(self, mode: RunMode) -> None:
+        if self.turn is None and (refused := self.workspace.refusal(mode)) is not None:
+            # Refused before the question enters the chat: it stays in the box.
+            self.add_notice(refused, "error")
+            self.chat.status.stop(f"{mode.label} cannot run: see the line above.")
+            return
         # Pasted text can carry terminal escapes; they would be stored and replayed on screen.
         # During a run the box is left alone: nothing new starts.
         text = "" if self.turn is not None else strip_control(self.chat.input.take_text())
