@@ -57,6 +57,8 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
     async for event in engine.run(mode, question, style):
         if isinstance(event, ReplyCommitted):
             print(render_reply(event), file=out)
+            if event.message.provenance is not None:
+                print(f"reply by: {event.message.provenance.line}", file=err)
             return 0
         if isinstance(event, RunFailed):
             print(f"ensemble-tui: {event.message}", file=err)

@@ -160,9 +160,15 @@ def test_each_style_runs_end_to_end(sim: Simulator, home: Path, style: str) -> N
     result = ask(sim, home, "--style", style, "Which claim holds?")
     assert result.returncode == 0, result.stderr
     assert "tally:" in result.stderr
+    # The reply on stdout is the reply alone; who wrote it goes to stderr, and beside it in the chat.
+    provenance = restored_session(home).history[-1].provenance
+    assert provenance is not None and f"reply by: {provenance.line}" in result.stderr
     if style == "council":
         assert result.stdout.strip() == "The chairman's reply."
+        assert provenance.line.startswith("All · Council · chairman ")
     elif style == "vote":
-        assert "Borda point" in result.stdout and result.stdout.startswith("Answer from")
+        assert result.stdout.startswith("Answer from") and "Borda" not in result.stdout
+        assert provenance.line.startswith("All · Critique & vote · winner ") and provenance.tally
     else:
-        assert "Debate over 3 rounds" in result.stdout
+        assert result.stdout.strip() == "Revised answer." and "Debate over" not in result.stdout
+        assert provenance.line.startswith("All · Debate · gold ") and provenance.tally

@@ -27,6 +27,7 @@ class Settings(BaseModel):
     budget_usd: float = Field(default=5.0, gt=0)
     debate_rounds: int = Field(default=3, ge=3, le=10)
     reasoning: dict[str, ReasoningSetting] = Field(default_factory=dict)  # provider -> effort; missing = off
+    theme: str | None = None  # the Textual theme chosen in the palette; None: the default
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
         """The selected model id for `provider`, falling back to its configured default."""

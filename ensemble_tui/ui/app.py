@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import Screen
@@ -44,8 +43,9 @@ from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
-from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint, missing_keys, no_keys_line
+from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
 from ensemble_tui.ui.pdf_actions import PdfActions
+from ensemble_tui.ui.preferences import Preferences
 from ensemble_tui.ui.reply_actions import ReplyActions
 from ensemble_tui.ui.turn_controller import TurnController
 from ensemble_tui.ui.turn_keys import TurnKeys
@@ -82,7 +82,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#chat-input"
 
 
-class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions, App[int]):
+class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow, ReplyActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
     BINDINGS = main_bindings()
@@ -125,6 +125,7 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
         self._settings_pane: SettingsPane | None = None
         self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
         self._footer: KeyFooter | None = None  # made in compose()
+        self._chat_pane: ChatPane | None = None
         self._keymap_warning: str | None = None  # read in compose()
         # The garbage collector's schedule (ui/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
@@ -202,7 +203,9 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
 
     @property
     def chat(self) -> ChatPane:
-        return self.query_one(ChatPane)
+        if self._chat_pane is None:  # made in compose(), never replaced
+            self._chat_pane = self.query_one(ChatPane)
+        return self._chat_pane
 
     @property
     def tabs(self) -> TabbedContent:
@@ -239,6 +242,10 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
         return warning
 
     def on_mount(self) -> None:
+        chosen = self.workspace.settings.theme
+        if chosen and chosen != self.theme and chosen in self.available_themes:
+            self.theme = chosen
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._show_session()
         history = self.workspace.session.history  # the last question the chat shows answered:
         answered = next(
@@ -380,22 +387,6 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions
         self.chat.status.stop("New chat. The previous transcript is in Chats/.")
         self.show_pane("chat")
         self.chat.input.focus()
-
-    @on(SettingsPane.SettingChanged)
-    def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
-        pane = self.settings_pane
-        try:
-            settings = self.workspace.update_settings(**{event.name: event.value})
-        except (ValueError, OSError) as exc:
-            errors = getattr(exc, "errors", None)
-            reason = errors()[0]["msg"] if callable(errors) else str(exc)
-            pane.rejected(f"Not saved: {reason}")
-            return
-        pane.saved(settings, SETTINGS_FILE)
-        if event.name == "models":
-            for provider in self.model_providers:
-                pane = self.model_pane(provider)
-                pane.show(pane.output, *self._model_line(provider))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -61,6 +61,12 @@ def message_renderable(message: ChatMessage) -> RenderableType:
             extras.append(vote_table(Style.parse(provenance.style), provenance.tally))
     if not extras:
         return body if isinstance(body, Text) else RenderedOnce(body)
+    if isinstance(body, Text) and all(isinstance(extra, Text) for extra in extras):
+        combined = body.copy()  # plain text stays Text, which Textual renders cheaply itself
+        for extra in extras:
+            combined.append("\n\n")
+            combined.append_text(extra)  # type: ignore[arg-type]
+        return combined
     parts: list[RenderableType] = [body]
     for extra in extras:
         parts += [Text(""), extra]

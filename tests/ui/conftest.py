@@ -7,6 +7,7 @@ desktop; the engine sleeps for no time between retries, so failure tests stay fa
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console, RenderableType
 from textual.pilot import Pilot
 
 from ensemble_tui.bootstrap import build_app
@@ -125,3 +127,25 @@ def restarted_app(home: Path) -> EnsembleApp:
     )  # type: ignore[misc]
     engine = Engine(workspace, rng=random.Random(7), sleep=no_sleep)
     return build_app(workspace, engine=engine, notifier=RecordingNotifier(), collector=CollectorPolicy(enabled=False))
+
+
+def rendered_text(renderable: RenderableType, width: int = 110) -> str:
+    """A renderable as plain text, as a terminal of `width` columns shows it."""
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()
+
+
+async def test_who_wrote_a_reply_and_its_tally_are_shown_again_after_a_restart(workspace, chatty, make_app, home):
+    well_formed_reviews(chatty)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await ask(pilot, "Which answer is best?")
+        before = rendered_text(app.chat.log_view.entries[-1].content)
+    again = restarted_app(home)
+    async with again.run_test(size=SIZE):
+        after = rendered_text(again.chat.log_view.entries[-1].content)
+    assert "· winner " in after and "Borda" in after
+    assert after == before

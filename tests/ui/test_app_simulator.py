@@ -18,7 +18,7 @@ from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.chat_view import VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
 from tests.support import no_sleep
-from tests.ui.conftest import SIZE, settle, type_text
+from tests.ui.conftest import SIZE, rendered_text, settle, type_text
 
 
 async def test_a_council_turn_in_the_app_against_the_simulator(home, sample_pdf):
@@ -42,7 +42,9 @@ async def test_a_council_turn_in_the_app_against_the_simulator(home, sample_pdf)
                 assert reply.role == "assistant" and "from the ChatGPT chair" in reply.text
                 rankings = [r for r in sim.requests if "FINAL RANKING:" in r.last_user_text]
                 assert len(rankings) == 4  # ChatGPT, Claude, Gemini and DeepSeek each ranked the others
-                assert len(app.query(VoteNotice)) == 1
+                assert len(app.query(VoteNotice)) == 0  # the tally now stands with the reply
+                shown = rendered_text(app.chat.log_view.entries[-1].content)
+                assert "Council: aggregate ranking" in shown and "· Council · chairman " in shown
                 assert workspace.session.last_style == "council"
                 note = app.model_pane("DeepSeek").output.note
                 assert "extracted text" in note

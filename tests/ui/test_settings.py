@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from textual.widgets import Checkbox, Input, Select
+from textual.widgets import Checkbox, Input, Select, Static
 
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
-from tests.ui.conftest import SIZE, settle
+from tests.ui.conftest import SIZE, restarted_app, settle
 
 
 def saved(workspace) -> dict:
@@ -47,7 +47,7 @@ async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, ma
         field.value = "3"
         await pilot.pause()
         assert saved(workspace)["temperature"] == 1.2
-        assert "from 0 to 2" in str(app.query_one("#settings-status").content)
+        assert "from 0 to 2" in str(app.query_one("#temperature-error").content)
         field.value = "abc"
         await pilot.pause()
         assert saved(workspace)["temperature"] == 1.2
@@ -112,3 +112,41 @@ async def test_an_unusable_provider_file_costs_only_that_provider(home):
         assert "Claude.json" in str(app.query_one("#nokey-Claude").content)
         assert app.query("#model-ChatGPT")
         assert "Claude.json" in str(app.model_pane("Claude").query_one(".model-unavailable").content)
+
+
+async def test_a_refused_value_says_why_until_the_field_is_left_then_shows_the_value_in_force(
+    workspace, chatty, make_app
+):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")
+        await pilot.pause()
+        rounds = app.query_one("#debate-rounds", Input)
+        temperature = app.query_one("#temperature", Input)
+        rounds.focus()
+        await pilot.press("home", "ctrl+k", *"12")
+        await pilot.pause()
+        rounds_error = app.query_one("#debate-rounds-error", Static)
+        assert rounds_error.display and "from 3 to 10" in str(rounds_error.content)
+        temperature.focus()  # leaving the field puts back the value in force
+        await pilot.pause()
+        assert rounds.value == "3" and not rounds_error.display and saved(workspace)["debate_rounds"] == 3
+        await pilot.press("home", "ctrl+k", *"9")
+        await pilot.pause()
+        app.query_one("#budget", Input).value = "-1"
+        await pilot.pause()
+        errors = [error for error in app.query(".setting-error") if error.display]
+        assert len(errors) == 2  # two refused fields, two messages
+        assert saved(workspace)["temperature"] == 0.7 and saved(workspace)["budget_usd"] == 5.0
+        assert "Saved" not in str(app.query_one("#settings-status").content)
+
+
+async def test_the_theme_chosen_is_kept_for_the_next_start(workspace, chatty, make_app, home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = "gruvbox"
+        await pilot.pause()
+        assert saved(workspace)["theme"] == "gruvbox"
+    again = restarted_app(home)
+    async with again.run_test(size=SIZE):
+        assert again.theme == "gruvbox"

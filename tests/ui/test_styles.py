@@ -7,9 +7,6 @@ The reviewers answer with the demo simulator's well-formed ballots.
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console, RenderableType
 from textual.widgets import OptionList
 
 from ensemble_tui.core.modes import Style
@@ -21,7 +18,7 @@ from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.core.helpers import restored_session
 from tests.support import ScriptedProvider
-from tests.ui.conftest import SIZE, restarted_app, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
 
 
 def well_formed_reviews(providers: dict[str, ScriptedProvider]) -> None:
@@ -173,24 +170,3 @@ async def test_a_style_chosen_during_a_run_applies_to_the_next_turn(workspace, c
         await pilot.press("escape")
         await settle(pilot)
         assert workspace.session.last_style == "council"
-
-
-def rendered_text(renderable: RenderableType, width: int = 110) -> str:
-    console = Console(width=width, file=io.StringIO(), color_system=None)
-    with console.capture() as capture:
-        console.print(renderable)
-    return capture.get()
-
-
-async def test_who_wrote_a_reply_and_its_tally_are_shown_again_after_a_restart(workspace, chatty, make_app, home):
-    well_formed_reviews(chatty)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f8")
-        await ask(pilot, "Which answer is best?")
-        before = rendered_text(app.chat.log_view.entries[-1].content)
-    again = restarted_app(home)
-    async with again.run_test(size=SIZE):
-        after = rendered_text(again.chat.log_view.entries[-1].content)
-    assert "· winner " in after and "Borda" in after
-    assert after == before

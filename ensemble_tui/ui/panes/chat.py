@@ -23,26 +23,30 @@ class ChatPane(Vertical):
 
     def __init__(self, style: Style = Style.AGGREGATE, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._initial_style = style
+        # Kept, not queried: the app reads the box as it quits too, when the DOM is going away.
+        self._log = MessageLog(empty_hint=EMPTY_HINT, id="chat-log")
+        self._status = StatusBar(id="status-bar")
+        self._input = ChatInput(id="chat-input")
+        self._actions = ActionBar(style, id="action-bar")
 
     def compose(self) -> ComposeResult:
-        yield MessageLog(empty_hint=EMPTY_HINT, id="chat-log")
-        yield StatusBar(id="status-bar")
-        yield ChatInput(id="chat-input")
-        yield ActionBar(self._initial_style, id="action-bar")
+        yield self._log
+        yield self._status
+        yield self._input
+        yield self._actions
 
     @property
     def log_view(self) -> MessageLog:
-        return self.query_one("#chat-log", MessageLog)
+        return self._log
 
     @property
     def status(self) -> StatusBar:
-        return self.query_one(StatusBar)
+        return self._status
 
     @property
     def input(self) -> ChatInput:
-        return self.query_one(ChatInput)
+        return self._input
 
     @property
     def actions(self) -> ActionBar:
-        return self.query_one(ActionBar)
+        return self._actions

@@ -93,6 +93,16 @@ def no_keys_line(keyless: dict[str, str], *, demo: bool) -> str:
     )
 
 
+FIELDS = {"debate-rounds": "debate_rounds", "temperature": "temperature", "budget": "budget_usd"}  # input -> setting
+
+
+def field_error(input_id: str) -> Static:
+    """The line under a field that says why its value was refused (hidden while there is none)."""
+    error = Static("", classes="setting-error", id=f"{input_id}-error")
+    error.display = False
+    return error
+
+
 class SettingsPane(VerticalScroll):
     class SettingChanged(Message):
         """The user changed one setting; `name` is a Settings field, `value` its new value."""
@@ -117,6 +127,7 @@ class SettingsPane(VerticalScroll):
         # The built-in three (even with an unusable file), then the added ones in load order.
         self.providers = [*PROVIDERS, *(label for label in configs if label not in PROVIDERS)]
         self._by_key = {widget_key(provider): provider for provider in self.providers}
+        self._refused: set[str] = set()  # the fields showing a refused value
 
     def compose(self) -> ComposeResult:
         settings = self._settings
@@ -139,6 +150,7 @@ class SettingsPane(VerticalScroll):
                 validators=[Integer(3, 10, failure_description="Debate rounds must be a whole number from 3 to 10.")],
                 tooltip="Rounds of a debate, the first answers included.",
             )
+        yield field_error("debate-rounds")
         with Horizontal(classes="setting-row"):
             yield Label("Temperature (0-2)", classes="setting-label")
             yield Input(
@@ -147,6 +159,7 @@ class SettingsPane(VerticalScroll):
                 validators=[Number(0.0, 2.0, failure_description="Temperature must be a number from 0 to 2.")],
                 tooltip="Used by models that accept a temperature; others ignore it.",
             )
+        yield field_error("temperature")
         with Horizontal(classes="setting-row"):
             yield Label("Budget per chat (USD)", classes="setting-label")
             yield Input(
@@ -155,6 +168,7 @@ class SettingsPane(VerticalScroll):
                 validators=[Number(0.01, None, failure_description="The budget must be a number above 0.")],
                 tooltip="A run stops before a call that could take this chat past the budget.",
             )
+        yield field_error("budget")
         with Horizontal(classes="setting-row"):
             yield Label("Notifications", classes="setting-label")
             yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications")
@@ -218,29 +232,36 @@ class SettingsPane(VerticalScroll):
             if event.value != selected_id(self._configs[provider], settings.model_for(provider, self._configs)):
                 self.post_message(self.SettingChanged("models", {**settings.models, provider: event.value}))
 
-    @on(Input.Changed, "#debate-rounds")
-    def _rounds_changed(self, event: Input.Changed) -> None:
+    @on(Input.Changed, "#debate-rounds, #temperature, #budget")
+    def _field_changed(self, event: Input.Changed) -> None:
+        """A valid value is saved at once; a refused one says why under its field until the
+        field loses the focus, when it goes back to the value in force."""
         event.stop()
+        input_id = event.input.id or ""
+        name = FIELDS[input_id]
         if event.validation_result is not None and not event.validation_result.is_valid:
-            self.rejected(event.validation_result.failure_descriptions[0])
+            self.rejected(event.validation_result.failure_descriptions[0], name)
             return
-        rounds = int(event.value)
-        if rounds != self._settings.debate_rounds:
-            self.post_message(self.SettingChanged("debate_rounds", rounds))
-
-    @on(Input.Changed, "#temperature, #budget")
-    def _number_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        name = "temperature" if event.input.id == "temperature" else "budget_usd"
-        if event.validation_result is not None and not event.validation_result.is_valid:
-            self.rejected(event.validation_result.failure_descriptions[0])
-            return
-        value = float(event.value)
+        value: float = int(event.value) if name == "debate_rounds" else float(event.value)
         if not math.isfinite(value):
-            self.rejected("Enter a finite number.")
+            self.rejected("Enter a finite number.", name)
             return
+        self._field_ok(input_id)
         if value != getattr(self._settings, name):
             self.post_message(self.SettingChanged(name, value))
+
+    @on(Input.Blurred, "#debate-rounds, #temperature, #budget")
+    def _field_left(self, event: Input.Blurred) -> None:
+        """Leaving a field whose value was refused shows the value in force again."""
+        input_id = event.input.id or ""
+        if input_id in self._refused:
+            event.input.value = str(getattr(self._settings, FIELDS[input_id]))
+            self._field_ok(input_id)
+
+    def _field_ok(self, input_id: str) -> None:
+        self._refused.discard(input_id)
+        error = self.query_one(f"#{input_id}-error", Static)
+        error.display = False
 
     @on(Checkbox.Changed, "#notifications")
     def _notifications_changed(self, event: Checkbox.Changed) -> None:
@@ -264,8 +285,17 @@ class SettingsPane(VerticalScroll):
             self.query_one(f"#reasoning-row-{key}").display = reasoning
             self.query_one(f"#reasoning-{key}", Select).disabled = not reasoning
 
-    def rejected(self, message: str) -> None:
-        self._status(message, "-error")
+    def rejected(self, message: str, name: str | None = None) -> None:
+        """A value was refused: under its field if it has one (each field its own line), else in
+        the pane's status line."""
+        input_id = next((key for key, field in FIELDS.items() if field == name), None)
+        if input_id is None:
+            self._status(message, "-error")
+            return
+        self._refused.add(input_id)
+        error = self.query_one(f"#{input_id}-error", Static)
+        error.update(plain(f"✖ {message} The value in force stays until you enter a valid one."))
+        error.display = True
 
     def _status(self, message: str, kind: str) -> None:
         status = self.query_one("#settings-status", Static)
