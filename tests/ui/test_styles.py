@@ -170,3 +170,17 @@ async def test_a_style_chosen_during_a_run_applies_to_the_next_turn(workspace, c
         await pilot.press("escape")
         await settle(pilot)
         assert workspace.session.last_style == "council"
+
+
+async def test_who_wrote_a_reply_and_its_tally_are_shown_again_after_a_restart(workspace, chatty, make_app, home):
+    well_formed_reviews(chatty)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await ask(pilot, "Which answer is best?")
+        before = rendered_text(app.chat.log_view.entries[-1].content)
+    again = restarted_app(home)
+    async with again.run_test(size=SIZE):
+        after = rendered_text(again.chat.log_view.entries[-1].content)
+    assert "· winner " in after and "Borda" in after
+    assert after == before
