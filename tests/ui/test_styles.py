@@ -18,7 +18,7 @@ from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.core.helpers import restored_session
 from tests.support import ScriptedProvider
-from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, rendered_text, restarted_app, settle, type_text, wait_until
 
 
 def well_formed_reviews(providers: dict[str, ScriptedProvider]) -> None:
