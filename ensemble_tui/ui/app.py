@@ -347,6 +347,14 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
     def add_notice(self, text: str, kind: NoticeKind = "info") -> None:
         self.chat.log_view.add_notice(text, kind)
 
+    def say(self, text: str) -> None:
+        """The answer to something the user did: in the status line, or during a run (whose
+        progress the status line shows) as a line in the chat. Toasts are for errors."""
+        if self.turn is None:
+            self.chat.status.stop(text)
+        else:
+            self.add_notice(text, "info")
+
     @property
     def turn(self) -> ActiveTurn | None:
         """The run in flight, if any."""

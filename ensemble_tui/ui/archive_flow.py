@@ -49,6 +49,7 @@ class ArchiveFlow(_Base):
 
         def _show_session(self) -> None: ...
         def show_pane(self, pane_id: str) -> None: ...
+        def say(self, text: str) -> None: ...
 
     def _archive_failed(self, what: str, exc: Exception) -> None:
         log.warning("%s: %s", what, exc)
@@ -68,7 +69,7 @@ class ArchiveFlow(_Base):
         """This chat's runs; None, with a toast saying why, when there are none to show."""
         turns = self.session_turns()
         if turns is not None and not turns:
-            self.notify(NO_RUNS, markup=False)
+            self.say(NO_RUNS)
         return turns or None
 
     def action_show_report(self) -> None:
@@ -123,7 +124,7 @@ class ArchiveFlow(_Base):
         except OSError as exc:
             self._archive_failed("Cannot write the export", exc)
             return None
-        self.notify(f"Exported to {display_path(path)}", title="Export", markup=False, timeout=10)
+        self.say(f"Exported to {display_path(path)}")
         return path
 
     # ----- history -----------------------------------------------------------------------------
@@ -146,7 +147,7 @@ class ArchiveFlow(_Base):
         """Make a past chat the current one: a run under way is cancelled first (its question
         goes back into the box), then every pane is repainted from the reopened session."""
         if session_id == self.chat_id:
-            self.notify("That chat is already open.", markup=False)
+            self.say("That chat is already open.")
             return False
         text = await self.turns.stop()
         try:

@@ -279,6 +279,25 @@ class MessageLog(VerticalScroll):
             f"▲ Show {count} earlier messages ({self._first_shown} not shown)", classes="earlier", compact=True
         )
 
+    def reveal_start(self, item: Any) -> None:
+        """Show `item` (a reply) from its start, with the entry just before it (its question)
+        at the top: the user reads down from there. A pair that fits the view stays shown whole
+        at the end, as the log's anchor keeps it."""
+
+        def place() -> None:
+            entries = self._entries
+            index = next((i for i, entry in enumerate(entries) if entry.item is item), None)
+            if index is None:
+                return
+            before = entries[index - 1] if index else None
+            top = before if before is not None and getattr(before.item, "role", "") == "user" else entries[index]
+            if entries[index].virtual_region.bottom - top.virtual_region.y <= self.scrollable_content_region.height:
+                return
+            self.release_anchor()
+            self.scroll_to(y=top.virtual_region.y, animate=False)
+
+        self.call_after_refresh(place)
+
     def _scroll_to_newest(self) -> None:
         """Bring the newest entry into view, in the frame that first lays it out.
 

@@ -3,8 +3,8 @@
 desktop-notifier neither raises nor hangs without a notification service (SSH, headless, no
 D-Bus): `send()` just logs a warning. So success is judged by its `on_dispatched` callback, its
 logger is silenced (a warning on stderr would scribble over the screen), the send is bounded by a
-timeout, and when nothing was dispatched the terminal is used instead: the bell, an in-app toast,
-and the OSC 9 / OSC 777 notification escapes (iTerm2, kitty, WezTerm, foot, Ghostty, rxvt, ...).
+timeout, and when nothing was dispatched the terminal is used instead: the bell and the OSC 9 /
+OSC 777 notification escapes (iTerm2, kitty, WezTerm, foot, Ghostty, rxvt, ...).
 Tests pass a recording notifier, so no test ever reaches the real one.
 """
 
@@ -54,9 +54,9 @@ def notification_escapes(title: str, body: str) -> str:
 
 
 def terminal_fallback(app: App[Any], body: str) -> None:
-    """Bell, toast, and the terminal notification escapes written through the driver."""
+    """The bell and the terminal notification escapes written through the driver (no in-app
+    toast: those are for errors, and the status line already says the reply is complete)."""
     app.bell()
-    app.notify(body, title=TITLE, markup=False)
     # No public API writes raw bytes to the terminal; App.copy_to_clipboard uses the driver the
     # same way for OSC 52. Headless drivers (tests) simply discard the bytes.
     driver = getattr(app, "_driver", None)

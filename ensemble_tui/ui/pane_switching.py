@@ -77,3 +77,17 @@ class PaneSwitching(_Base):
         else:
             self.set_focus(None)
 
+    def action_scroll_chat(self, where: str) -> None:
+        """PageUp/PageDown and Ctrl+Home/Ctrl+End in the question box move through the chat."""
+        log = self.chat.log_view
+        if where == "end":
+            log.scroll_end(animate=False)
+            log.anchor()  # new entries keep it at the end again
+            return
+        log.release_anchor()
+        if where == "home":
+            log.scroll_home(animate=False)
+        elif where == "page_up":
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_page_down(animate=False)

@@ -32,6 +32,7 @@ class PdfActions(_Base):
         @property
         def attachments(self) -> AttachmentsPane: ...
         def show_pane(self, pane_id: str) -> None: ...
+        def say(self, text: str) -> None: ...
 
     def action_select_pdf(self) -> None:
         self.show_pane("attachments")
@@ -53,7 +54,7 @@ class PdfActions(_Base):
         self.pdf_path = str(info.path)
         self.attachments.show_pdf(info)
         if announce:
-            self.notify(f"PDF selected: {display_path(info.path)}", markup=False)
+            self.say(f"PDF selected: {display_path(info.path)}")
         return True
 
     def action_clear_pdf(self) -> None:

@@ -33,6 +33,7 @@ class ReplyActions(_Base):
         folder_opener: Callable[[Path], bool]
 
         def show_pane(self, pane_id: str) -> None: ...
+        def say(self, text: str) -> None: ...
 
     def last_reply(self) -> ChatMessage | None:
         return next((m for m in reversed(self.chat.log_view.items) if m.role == "assistant"), None)
@@ -40,7 +41,7 @@ class ReplyActions(_Base):
     def action_show_earlier(self) -> None:
         self.show_pane("chat")
         if not self.chat.log_view.load_earlier():
-            self.notify("The whole chat is shown.", markup=False)
+            self.say("The whole chat is shown.")
 
     def action_copy_last_reply(self) -> None:
         reply = self.last_reply()
@@ -48,13 +49,13 @@ class ReplyActions(_Base):
             self.notify("No reply to copy yet.", markup=False, severity="warning")
             return
         self.copy_to_clipboard(reply.text)
-        self.notify("Last reply copied to the clipboard.", markup=False)
+        self.say("Last reply copied to the clipboard.")
 
     def action_open_link(self) -> None:
         reply = self.last_reply()
         urls = http_links(reply.text, *reply.sources) if reply else []
         if not urls:
-            self.notify("The last reply has no http(s) links.", markup=False)
+            self.say("The last reply has no http(s) links.")
             return
         self.push_screen(LinkPicker(urls), self._link_chosen)
 
@@ -65,4 +66,4 @@ class ReplyActions(_Base):
     def action_open_transcripts(self) -> None:
         folder = self.workspace.paths.chats
         opened = self.folder_opener(folder)
-        self.notify(f"{'Opened' if opened else 'Transcripts are in'} {folder}", markup=False, timeout=10)
+        self.say(f"{'Opened' if opened else 'Transcripts are in'} {folder}")

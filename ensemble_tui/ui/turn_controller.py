@@ -96,7 +96,7 @@ class TurnController(Widget):
         elif mode == turn.mode:  # == : a SingleModel is a new value each time a key makes one
             self.cancel()
         else:
-            self.host.notify(self.busy_message(), markup=False)
+            self.host.notify(self.busy_message(), severity="warning", markup=False)
 
     def busy_message(self) -> str:
         return f"A reply is under way: {self.host.cancel_key} cancels it."
@@ -269,6 +269,7 @@ class TurnController(Widget):
         shown = chat.items
         if not shown or shown[-1] is not event.message:  # a reloaded chat may hold it already
             chat.sync([*shown, event.message])
+        chat.reveal_start(event.message)
         host.chat.status.stop(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
         host.drafts.changed()  # its question is in the chat now
         if host.notifications_on:

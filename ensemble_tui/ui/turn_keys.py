@@ -48,6 +48,7 @@ class TurnKeys(_Base):
         @property
         def turn(self) -> ActiveTurn | None: ...
         def mark_actions(self) -> None: ...
+        def say(self, text: str) -> None: ...
         def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
 
     # ----- turns: what the keys and buttons ask of the turn controller ------------------------
@@ -99,7 +100,7 @@ class TurnKeys(_Base):
                 log.warning("cannot save the chosen style: %s", exc)
         else:
             self._style_unsaved = True  # saved when the run ends (turn_ended)
-            self.notify(f"{style.label} applies from the next multi-model turn.", markup=False)
+            self.say(f"{style.label} applies from the next multi-model turn.")
         self.mark_actions()
 
     def turn_ended(self) -> None:
@@ -115,7 +116,7 @@ class TurnKeys(_Base):
     def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
         event.stop()
         if self.turn is not None:
-            self.notify(f"{self.turns.busy_message()} Your text stays in the box.", markup=False)
+            self.notify(f"{self.turns.busy_message()} Your text stays in the box.", severity="warning", markup=False)
             return
         self.choose_mode(self.default_mode)
 

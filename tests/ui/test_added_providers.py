@@ -186,4 +186,4 @@ async def test_debate_rounds_are_validated_before_they_are_saved(workspace, chat
             field.value = bad
             await pilot.pause()
             assert saved(workspace)["debate_rounds"] == 7
-            assert "from 3 to 10" in str(app.query_one("#settings-status").content)
+            assert "from 3 to 10" in str(app.query_one("#debate-rounds-error").content)

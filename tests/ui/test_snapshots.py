@@ -93,7 +93,7 @@ def test_pane_layout(snap_compare, snapshot_app, pane_id):
     assert snap_compare(snapshot_app, terminal_size=SIZE, run_before=show(pane_id))
 
 
-def test_empty_chat_layout(snap_compare, workspace):
+def test_empty_chat_layout(snap_compare, workspace, scripted):
     workspace.session.id = "2026-01-02_09-30-00"
     app = EnsembleApp(workspace, notifier=RecordingNotifier())
 

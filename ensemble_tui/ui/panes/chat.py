@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
@@ -50,3 +51,11 @@ class ChatPane(Vertical):
     @property
     def actions(self) -> ActionBar:
         return self._actions
+
+    def on_key(self, event: events.Key) -> None:
+        """Text typed while the chat has the focus goes into the question box, not nowhere."""
+        if event.is_printable and event.character and self.screen.focused is self._log:
+            event.stop()
+            event.prevent_default()
+            self._input.focus()
+            self._input.insert(event.character)

@@ -1,0 +1,71 @@
+"""Reading a reply: it arrives shown from its start with the question just above; the chat
+scrolls from the question box; typing in the chat goes to the box; toasts stay off the box."""
+
+from __future__ import annotations
+
+from textual.widgets._toast import Toast
+
+from tests.support import Hang
+from tests.ui.conftest import settle, type_text, wait_until
+
+SMALL = (80, 24)
+LONG_REPLY = "\n\n".join(f"Paragraph {n} of a long answer about the proof." for n in range(1, 41))
+
+
+async def test_a_long_reply_arrives_shown_from_its_start_with_its_question_above(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["proposer"] = ["A short first answer.", LONG_REPLY]
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        for question in ("First question", "What does the proof need?"):
+            await type_text(pilot, question)
+            await pilot.press("f1")
+            await settle(pilot)
+        await pilot.pause()
+        log = app.chat.log_view
+        question, reply = log.entries[-2:]
+        assert log.scroll_y == question.virtual_region.y  # the question at the top of the view
+        assert reply.virtual_region.y < log.scroll_y + log.scrollable_content_region.height  # its start shown
+        assert log.max_scroll_y > log.scroll_y  # not scrolled to its end
+
+
+async def test_the_chat_scrolls_from_the_question_box_and_typing_in_the_chat_goes_to_the_box(
+    workspace, chatty, make_app
+):
+    chatty["ChatGPT"].scripts["proposer"] = [LONG_REPLY]
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await type_text(pilot, "Tell me everything")
+        await pilot.press("f1")
+        await settle(pilot)
+        log, box = app.chat.log_view, app.chat.input
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y and app.focused is box
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert log.scroll_y < log.max_scroll_y and app.focused is box
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert log.scroll_y == 0 and app.focused is box
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert log.scroll_y > 0
+        log.focus()
+        await pilot.pause()
+        await pilot.press("a", "n", "d")
+        assert app.focused is box and box.text == "and"
+
+
+async def test_toasts_never_cover_the_question_box_or_the_buttons(workspace, chatty, make_app):
+    chatty["Gemini"].scripts["proposer"] = [Hang()]
+    app = make_app()
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await type_text(pilot, "Slow")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.turn is not None)
+        await pilot.press("f1")  # refused: a warning toast
+        await wait_until(pilot, lambda: bool(app.query(Toast)))
+        await pilot.pause()
+        (toast,) = app.query(Toast)
+        for widget in (app.chat.input, app.chat.actions):
+            assert not toast.region.overlaps(widget.region), widget
