@@ -71,6 +71,7 @@ MAIN_SCREEN_ACTIONS = {
     "cycle_pane",
     "show_report",
     "show_history",
+    "copy_reply_in_view",
 }
 
 

@@ -95,6 +95,14 @@ def main_bindings() -> list[Binding]:
         Binding("ctrl+o", "select_pdf", "PDF", id="pdf.select", tooltip="Choose the paper"),
         Binding("ctrl+r", "show_report", "Report", id="report.open", tooltip="The run report of this chat's runs"),
         Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
+        Binding(
+            "ctrl+t",
+            "copy_reply_in_view",
+            "Copy reply",
+            show=False,
+            id="reply.copy",
+            tooltip="Copy the reply scrolled to (or under the mouse) as Markdown",
+        ),
         # Alt+digit is not delivered reliably (tmux turns Alt+2 into another key), so panes are
         # cycled browser-style; the palette has a "Show ... pane" entry for each.
         Binding("ctrl+pagedown", "cycle_pane(1)", "Next pane", show=False, id="pane.next"),

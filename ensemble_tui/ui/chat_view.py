@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, Static
 
 from ensemble_tui.core.modes import Style
@@ -94,11 +95,44 @@ class LogEntry(Static):
 
 
 class ChatEntry(LogEntry):
-    """One user input or final reply."""
+    """One user input or final reply; a click on a code block of a reply copies that block."""
+
+    class CodeBlockClicked(Message):
+        def __init__(self, message: ChatMessage, index: int) -> None:
+            super().__init__()
+            self.message = message
+            self.index = index
 
     def __init__(self, message: ChatMessage) -> None:
         super().__init__(message, message_renderable(message), f"chat-entry -{message.role}")
         self.message = message
+
+    def on_click(self, event: events.Click) -> None:
+        if self.message.role != "assistant" or "```" not in self.message.text and "~~~" not in self.message.text:
+            return
+        index = self.code_block_at(event.y)
+        if index is not None:
+            event.stop()
+            self.post_message(self.CodeBlockClicked(self.message, index))
+
+    def code_block_at(self, y: int) -> int | None:
+        """The code block drawn on line `y` of this entry (rendered at its width), if any."""
+        from ensemble_tui.core.code_blocks import fenced_blocks
+
+        console = self.app.console
+        options = console.options.update_width(max(1, self.content_region.width))
+        lines = ["".join(s.text for s in line).strip() for line in console.render_lines(self.content, options)]
+        start = 0
+        for index, block in enumerate(fenced_blocks(self.message.text)):
+            code = [line.strip() for line in block.code.splitlines()] or [""]
+            first = next((n for n in range(start, len(lines)) if code[0] and code[0] in lines[n]), None)
+            if first is None:
+                continue
+            last = first + len(code) - 1
+            if first - 1 <= y <= last + 1:  # the block's padding lines count too
+                return index
+            start = last + 1
+        return None
 
 
 def notice_line(text: str, kind: NoticeKind) -> Text:
@@ -278,6 +312,14 @@ class MessageLog(VerticalScroll):
         return EarlierButton(
             f"▲ Show {count} earlier messages ({self._first_shown} not shown)", classes="earlier", compact=True
         )
+
+    def item_in_view(self) -> Any | None:
+        """The item being read: the last entry whose top is above the middle of the view (the
+        one last scrolled to), else the first shown."""
+        middle = self.scroll_y + self.scrollable_content_region.height // 2
+        shown = [entry for entry in self._entries if entry.virtual_region.y <= middle]
+        entry = shown[-1] if shown else (self._entries[0] if self._entries else None)
+        return entry.item if entry is not None else None
 
     def reveal_start(self, item: Any) -> None:
         """Show `item` (a reply) from its start, with the entry just before it (its question)

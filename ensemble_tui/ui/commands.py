@@ -79,6 +79,21 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
             partial(app.action_export_chat, fmt),
         )
     yield SystemCommand("Copy last reply", "Copy the last final reply to the clipboard", app.action_copy_last_reply)
+    yield SystemCommand(
+        "Copy the reply in view",
+        "The reply scrolled to or under the mouse, as Markdown (Ctrl+T)",
+        app.action_copy_reply_in_view,
+    )
+    reply = app.reply_in_view()
+    if reply is not None:
+        from ensemble_tui.core.code_blocks import fenced_blocks
+
+        for index, block in enumerate(fenced_blocks(reply.text)):
+            yield SystemCommand(
+                f"Copy code block {index + 1}: {escape(block.title)}",
+                "One code block of the reply in view, as written (a click on it copies it too)",
+                partial(app.copy_code_block, reply, index),
+            )
     yield SystemCommand("Open a link from the last reply", "Pick an http(s) link to open", app.action_open_link)
     yield SystemCommand(
         "Open transcript folder", "Show Chats/, where every chat is kept as Markdown", app.action_open_transcripts

@@ -11,7 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.widget import Widget
+
 from ensemble_tui.core.session import ChatMessage
+from ensemble_tui.ui.chat_view import ChatEntry
 from ensemble_tui.ui.rendering import http_links, is_http_url
 from ensemble_tui.ui.screens.links import LinkPicker
 
@@ -50,6 +53,41 @@ class ReplyActions(_Base):
             return
         self.copy_to_clipboard(reply.text)
         self.say("Last reply copied to the clipboard.")
+
+    def reply_in_view(self) -> ChatMessage | None:
+        """The reply under the mouse, else the one scrolled to (or the question's answer)."""
+        hovered = self.mouse_over
+        while hovered is not None and not isinstance(hovered, ChatEntry):
+            hovered = hovered.parent if isinstance(hovered.parent, Widget) else None
+        if isinstance(hovered, ChatEntry) and hovered.message.role == "assistant":
+            return hovered.message
+        item = self.chat.log_view.item_in_view()
+        items = self.chat.log_view.items
+        if item is None or item not in items:
+            return self.last_reply()
+        start = items.index(item)
+        return next((m for m in items[start:] if m.role == "assistant"), self.last_reply())
+
+    def action_copy_reply_in_view(self) -> None:
+        """Ctrl+T: copy the reply being read, as its Markdown source."""
+        reply = self.reply_in_view()
+        if reply is None:
+            self.notify("No reply to copy yet.", markup=False, severity="warning")
+            return
+        self.copy_to_clipboard(reply.text)
+        self.say(f"Reply copied to the clipboard ({len(reply.text):,} characters of Markdown).")
+
+    def copy_code_block(self, reply: ChatMessage, index: int) -> None:
+        from ensemble_tui.core.code_blocks import fenced_blocks
+
+        blocks = fenced_blocks(reply.text)
+        if not 0 <= index < len(blocks):
+            return
+        self.copy_to_clipboard(blocks[index].code)
+        self.say(f"Code block {index + 1} of {len(blocks)} copied ({blocks[index].title}).")
+
+    def on_chat_entry_code_block_clicked(self, event: ChatEntry.CodeBlockClicked) -> None:
+        self.copy_code_block(event.message, event.index)
 
     def action_open_link(self) -> None:
         reply = self.last_reply()
