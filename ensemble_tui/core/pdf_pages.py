@@ -153,4 +153,3 @@ def _extract(pdf: Path, digest: str) -> CachedPageTexts:
         log.info("cannot extract text from %s: %s", pdf.name, type(exc).__name__)
         return outcome([], unreadable=f"{pdf.name} could not be read as a PDF; quotes cannot be checked.")
     return outcome(pages, labels)
-
