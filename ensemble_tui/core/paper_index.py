@@ -10,7 +10,8 @@ So each page becomes its letters and digits run together ("Aggregation, one pass
 "aggregationonepass83#6.2": a `#` keeps neighbouring numbers apart, a decimal point stays), and
 the pages are joined into one string with their start offsets. Page headers and footers (bare page
 numbers, and first or last lines repeated on many pages) are left out, so a quotation running
-over a page break is found as if the page were not there. Labels a reply may cite (tables,
+over a page break is found as if the page were not there; so are numeric citations ("[12]"),
+which a quotation often drops. Labels a reply may cite (tables,
 figures, sections, equations) and printed page numbers are collected at the same time.
 """
 
@@ -31,6 +32,7 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NUMBER_EDGE = frozenset("0123456789.,")  # a char that continues a number token in the index
 _PAGE_NUMBER_LINE = re.compile(r"(?:page\s+)?(\d{1,5}|[ivx]{1,6})(?:\s*(?:/|of)\s*\d{1,5})?")
+_NUMERIC_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")  # "[12]", "[3, 7]", "[4–6]"
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 
 _TABLE = re.compile(r"\btables?\s*([a-z]?\d+|[ivxl]{1,6})\b")
@@ -158,7 +160,7 @@ def build_index(pages: PageTexts | Sequence[str]) -> PaperIndex:
     chunks: list[str] = []
     length = 0
     for body in bodies:
-        chunk = compact(body)
+        chunk = compact(_NUMERIC_CITATION.sub(" ", body))  # a quote may leave "[12]" out
         if chunk and chunk[0].isdigit() and chunks and chunks[-1] and chunks[-1][-1].isdigit():
             chunk = "#" + chunk  # two numbers meeting at a page break stay apart
         page_starts.append(length)

@@ -191,6 +191,12 @@ def test_a_word_hyphenated_at_a_line_end_is_found_whole(tmp_path: Path) -> None:
     assert pages_of(check_quotes(reply, index)) == [1]
 
 
+def test_a_numeric_citation_left_out_of_a_quote_does_not_matter(tmp_path: Path) -> None:
+    index = build_index(["As earlier work showed [3, 7], ensembles of models\nreduce errors [12] on hard questions."])
+    reply = '"As earlier work showed, ensembles of models reduce errors on hard questions."'
+    assert pages_of(check_quotes(reply, index)) == [1]
+
+
 def test_ligatures_in_the_pdf_match_plain_letters_in_the_quote(tmp_path: Path) -> None:
     pages = ["Intro.\nThe \ufb01rst \ufb02ow of e\ufb03cient o\ufb00ers was signi\ufb01cant for the \ufb01nal model."]
     pdf = text_pdf(tmp_path / "paper.pdf", pages, unicode_font=True)
