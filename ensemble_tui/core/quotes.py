@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
-from ensemble_tui.core.paper_index import PaperIndex, compact, label_id
+from ensemble_tui.core.paper_index import PaperIndex, compact, label_id, paper_index
+from ensemble_tui.core.pdf_pages import PdfTextUnavailable
 from ensemble_tui.core.sanitize import strip_control
 
 MIN_WORDS = 6
@@ -91,6 +93,20 @@ class QuoteReport:
     def missing_references(self) -> tuple[ReferenceCheck, ...]:
         return tuple(ref for ref in self.references if not ref.found)
 
+    def as_record(self) -> dict[str, object]:
+        """Plain data for the run record and exports: every check with its page."""
+        return {
+            "notice": self.notice,
+            "quotes": [
+                {"text": c.quotation.text, "start": c.quotation.start, "end": c.quotation.end, "page": c.page}
+                for c in self.quotes
+            ],
+            "references": [
+                {"kind": r.kind, "text": r.text, "start": r.start, "end": r.end, "found": r.found}
+                for r in self.references
+            ],
+        }
+
     def summary(self) -> str:
         """One line, e.g. "Quotes: 3 checked, 2 found, 1 not in the paper"; "" when nothing to say."""
         if self.notice:
@@ -108,6 +124,19 @@ class QuoteReport:
             noun = "reference" if len(missing) == 1 else "references"
             parts.append(f"{len(missing)} {noun} {NOT_IN_PAPER} ({names})")
         return "; ".join(parts)
+
+
+def check_reply_against_pdf(reply: str, pdf: Path, cache_dir: Path) -> QuoteReport:
+    """Check `reply` against `pdf`, its text read once per content into `cache_dir`.
+
+    Blocking (pypdf on a paper's first check): run it in a worker thread. Never raises for the
+    PDF's sake: a scan, an encrypted or an unreadable PDF gives a report whose `notice` says so.
+    """
+    try:
+        index = paper_index(pdf, cache_dir)
+    except PdfTextUnavailable as exc:
+        return QuoteReport(notice=str(exc))
+    return check_quotes(reply, index)
 
 
 def check_quotes(reply: str, index: PaperIndex) -> QuoteReport:

@@ -18,6 +18,7 @@ from ensemble_tui.core.quotes import (
     QuoteReport,
     annotate_markdown,
     check_quotes,
+    check_reply_against_pdf,
     find_quotations,
     stderr_lines,
 )
@@ -244,3 +245,18 @@ def test_control_characters_in_a_quote_never_reach_the_terminal(sample: PaperInd
     reply = '"the \x1b[2J screen is cleared by this fabricated quotation"'
     [line] = stderr_lines(check_quotes(reply, sample))
     assert "\x1b" not in line and line.startswith("quote ✗ not in the paper")
+
+
+def test_checking_against_a_pdf_gives_a_report_or_the_one_line_that_explains_why_not(
+    sample_pdf: Path, tmp_path: Path
+) -> None:
+    locked = text_pdf(tmp_path / "locked.pdf", ["Secret."], user_password="secret")
+    reply = f'"{ACROSS_LINE}", p. 3'
+    report = check_reply_against_pdf(reply, sample_pdf, tmp_path / "Cache")
+    assert report.as_record() == {
+        "notice": None,
+        "quotes": [{"text": ACROSS_LINE, "start": 0, "end": len(ACROSS_LINE) + 2, "page": 1}],
+        "references": [{"kind": "page", "text": "p. 3", "start": len(reply) - 4, "end": len(reply), "found": False}],
+    }
+    locked_report = check_reply_against_pdf(reply, locked, tmp_path / "Cache")
+    assert locked_report.quotes == () and locked_report.summary().startswith("locked.pdf is encrypted")
