@@ -129,13 +129,13 @@ def _extract(pdf: Path, digest: str) -> CachedPageTexts:
     from pypdf import PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
 
-    def outcome(pages: list[str], labels: list[str] = [], unreadable: str | None = None) -> CachedPageTexts:  # noqa: B006
+    def outcome(pages: list[str], labels: tuple[str, ...] = (), unreadable: str | None = None) -> CachedPageTexts:
         return CachedPageTexts(
             schema_version=SCHEMA_VERSION,
             sha256=digest,
             extractor=extractor_version(),
             pages=pages,
-            labels=labels,
+            labels=list(labels),
             unreadable=unreadable,
         )
 
@@ -143,7 +143,7 @@ def _extract(pdf: Path, digest: str) -> CachedPageTexts:
     try:
         reader = PdfReader(pdf)  # it tries the empty password itself, as viewers do
         pages = [page.extract_text() or "" for page in reader.pages]
-        labels = list(reader.page_labels) if len(reader.page_labels) == len(pages) else []
+        labels = tuple(reader.page_labels) if len(reader.page_labels) == len(pages) else ()
     except OSError as exc:
         raise PdfTextUnavailable(f"{pdf.name} cannot be read ({exc.strerror}); quotes cannot be checked.") from None
     except (FileNotDecryptedError, DependencyError):
