@@ -13,10 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import startup_rows, turn_rows, ui_rows, upload_rows
+from bench import quote_rows, startup_rows, turn_rows, ui_rows, upload_rows
 from bench.table import Row, render
 
-ALL_ROWS = ("1", "2", "3", "4", "5", "6")
+ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7")
 
 
 def machine() -> str:
@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += startup_rows.run(root, args.repeats)
         if "6" in wanted:
             rows += upload_rows.run(root)
+        if "7" in wanted:
+            rows += quote_rows.run(root)
     print(render(rows))
     print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s", flush=True)
     return 0

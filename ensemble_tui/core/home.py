@@ -57,6 +57,11 @@ class HomePaths:
     def drafts(self) -> Path:
         return self.root / "Drafts"
 
+    @property
+    def cache(self) -> Path:
+        """Derived data that can be rebuilt, such as each PDF's extracted text (core/pdf_pages.py)."""
+        return self.root / "Cache"
+
 
 def defaults_root() -> Path:
     """Folder holding the packaged default `Prompts/` and `Configurations/`.

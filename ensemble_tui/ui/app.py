@@ -28,7 +28,7 @@ from ensemble_tui.core.pdf import pdf_info
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.archive_flow import ArchiveFlow
-from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, key_name, main_bindings
+from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
 from ensemble_tui.ui.chat_view import NoticeKind
 from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.commands import palette_commands
@@ -59,20 +59,6 @@ log = logging.getLogger(__name__)
 
 # The first background pane mount waits for the footer's keys for at most this many refreshes.
 FOOTER_WAIT_REFRESHES = 20
-
-MAIN_SCREEN_ACTIONS = {
-    "send",
-    "send_added",
-    "choose_style",
-    "new_chat",
-    "select_pdf",
-    "cancel_run",
-    "show_pane",
-    "cycle_pane",
-    "show_report",
-    "show_history",
-    "copy_reply_in_view",
-}
 
 
 class MainScreen(Screen[None]):

@@ -37,6 +37,22 @@ STYLE_KEYS: dict[Style, str] = {
 ADDED_PROVIDER_KEYS: tuple[str, ...] = tuple(f"shift+f{n},f{n + 12}" for n in range(1, 6))
 
 
+# Off while a dialog is open (App.check_action): they act on the main screen.
+MAIN_SCREEN_ACTIONS = {
+    "send",
+    "send_added",
+    "choose_style",
+    "new_chat",
+    "select_pdf",
+    "cancel_run",
+    "show_pane",
+    "cycle_pane",
+    "show_report",
+    "show_history",
+    "copy_reply_in_view",
+}
+
+
 def key_name(keys: str) -> str:
     """How a key is written for people: "shift+f1,f13" -> "Shift+F1", "escape" -> "Esc"."""
     if keys.split(",")[0] == "escape":
