@@ -34,7 +34,14 @@ from urllib.parse import parse_qsl, urlsplit
 
 from ensemble_tui.providers.credentials import provider_slug
 from ensemble_tui.simulator import addresses, anthropic_api, chat_api, gemini_api, openai_api
-from ensemble_tui.simulator.script import Fault, ProviderScript, RecordedRequest, ScriptedReply, json_strings
+from ensemble_tui.simulator.script import (
+    Fault,
+    ProviderScript,
+    RecordedBody,
+    RecordedRequest,
+    ScriptedReply,
+    json_strings,
+)
 from ensemble_tui.simulator.wire import HttpReply, sha256
 
 _APIS: tuple[ModuleType, ...] = (openai_api, anthropic_api, gemini_api)
@@ -203,6 +210,8 @@ class Simulator:
         if isinstance(item, Fault):
             return item
         self.wait(item.latency_s)
+        if isinstance(item, RecordedBody):
+            return HttpReply(item.status, item.body, {"content-type": item.content_type})
         return api.render(request, item)
 
 
@@ -407,4 +416,4 @@ def parse_multipart(content_type: str, data: bytes) -> dict[str, Any]:
     return {"fields": fields, "files": files, "blobs": blobs}
 
 
-__all__ = ["Fault", "ScriptedReply", "Simulator"]
+__all__ = ["Fault", "RecordedBody", "ScriptedReply", "Simulator"]
