@@ -44,7 +44,9 @@ class ScriptedReply:
     `usageMetadata`, with the API's field names); given keys replace the defaults, so tests can
     assert how an adapter reads exact native numbers. `stop_reason` is Anthropic's (e.g.
     "pause_turn"). `match` / `unless`: the reply only answers requests whose text contains /
-    does not contain the string.
+    does not contain the string. When the request searches: `searches` are the queries the model
+    runs (default: one, the question's start), and `before_search` is text Claude writes before
+    its first search (a text block ahead of the search blocks, as real replies often have).
     """
 
     text: str
@@ -54,6 +56,8 @@ class ScriptedReply:
     stop_reason: str | None = None
     match: str | None = None
     unless: str | None = None
+    searches: tuple[str, ...] = ()
+    before_search: str = ""
 
 
 @dataclass(frozen=True)
