@@ -51,7 +51,9 @@ def test_an_older_configuration_without_search_billing_still_loads(tmp_path: Pat
     assert spec is not None and spec.search_billing == "per_query"  # never fewer fees than searches ran
 
 
-async def test_the_report_says_which_costs_were_billed_and_which_estimated(home: Path, workspace, scripted, make_engine):
+async def test_the_report_says_which_costs_were_billed_and_which_estimated(
+    home: Path, workspace, scripted, make_engine
+):
     for label in MODELS:
         scripted[label].scripts["proposer"] = [answer(label)]
     billed = Usage(input_tokens=900, output_tokens=80, cost_usd=0.0133)
