@@ -22,11 +22,17 @@ PROVIDERS: tuple[str, ...] = tuple(PROVIDER_FILES)
 NOT_PROVIDER_FILES = ("Settings", "Keymap")
 
 
+SearchBilling = Literal["per_query", "per_prompt"]
+
+
 class ModelSpec(BaseModel):
     """One model a provider offers: what it costs and which parameters it accepts.
 
     Prices are USD per 1M tokens; `None` means "not known", which the cost estimate treats
-    cautiously instead of guessing.
+    cautiously instead of guessing. `web_search_per_call` is the price of one billed search, and
+    `search_billing` says what is billed: every search the reply reports ("per_query": OpenAI's
+    web search calls, Claude's searches, Gemini 3's search queries) or one fee per call that
+    searched at all ("per_prompt": Gemini 2.5's grounded prompts).
     """
 
     model_config = ConfigDict(extra="ignore")
@@ -41,6 +47,7 @@ class ModelSpec(BaseModel):
     reasoning: bool = False  # offers a reasoning effort (off / low / medium / high)
     web_search: bool = True
     web_search_per_call: float | None = Field(default=None, ge=0)
+    search_billing: SearchBilling = "per_query"  # the default never bills fewer searches than ran
     retired: str | None = None
     notes: str = ""
 

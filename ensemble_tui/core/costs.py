@@ -1,4 +1,5 @@
-"""Cost estimates from configured prices, and the budget guard that stops a run before the cap."""
+"""Call costs (as the provider reports them, or estimated from configured prices), and the
+budget guard that stops a run before the cap."""
 
 from __future__ import annotations
 
@@ -28,14 +29,30 @@ def search_price(spec: ModelSpec) -> float:
     return spec.web_search_per_call if spec.web_search_per_call is not None else CAUTIOUS_SEARCH_PRICE
 
 
+def billed_searches(spec: ModelSpec, usage: Usage) -> int:
+    """The searches of one call that are billed: each one, or one per call that searched."""
+    if spec.search_billing == "per_prompt":
+        return min(usage.web_searches, 1)
+    return usage.web_searches
+
+
 def usage_cost(spec: ModelSpec, usage: Usage) -> float:
-    """USD for one call's usage: cached tokens at the cached price, reasoning as output."""
+    """USD for one call's usage: what the provider reported it cost when it did (OpenRouter),
+    else an estimate: cached tokens at the cached price, reasoning as output, billed searches.
+    `usage.cost_exact` tells the two apart."""
+    if usage.cost_usd is not None:
+        return usage.cost_usd
     return (
         usage.input_tokens * _price(spec, "input")
         + usage.cached_input_tokens * _price(spec, "cached_input")
         + usage.cache_write_tokens * _price(spec, "cache_write")
         + usage.output_tokens * _price(spec, "output")
-    ) * PER_TOKEN + usage.web_searches * search_price(spec)
+    ) * PER_TOKEN + billed_searches(spec, usage) * search_price(spec)
+
+
+def call_cost(spec: ModelSpec, usage: Usage) -> tuple[float, bool]:
+    """USD for one call and whether the provider reported it (True) or it is estimated (False)."""
+    return usage_cost(spec, usage), usage.cost_exact
 
 
 def estimate_call_cost(spec: ModelSpec, request: CallRequest, pdf_bytes: int) -> float:

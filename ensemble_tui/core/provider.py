@@ -28,6 +28,10 @@ class Usage:
     `input_tokens` are uncached prompt tokens (tool-use prompt tokens included);
     `cached_input_tokens` were read from a cache; `cache_write_tokens` were written to one;
     `output_tokens` include reasoning / thinking tokens, since all three bill them as output.
+    `web_searches` are the searches the provider reports having run (the configuration says
+    whether each one is billed or only one per call). `cost_usd` is what the provider itself says
+    the call cost (OpenRouter's `usage.cost`); None means the cost is estimated from the
+    configured prices.
     """
 
     input_tokens: int = 0
@@ -35,6 +39,23 @@ class Usage:
     cache_write_tokens: int = 0
     output_tokens: int = 0
     web_searches: int = 0
+    cost_usd: float | None = None
+
+    @property
+    def cost_exact(self) -> bool:
+        """Whether the provider reported what the call cost, instead of the app estimating it."""
+        return self.cost_usd is not None
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.input_tokens
+            or self.cached_input_tokens
+            or self.cache_write_tokens
+            or self.output_tokens
+            or self.web_searches
+            or self.cost_usd
+        )
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -43,7 +64,20 @@ class Usage:
             self.cache_write_tokens + other.cache_write_tokens,
             self.output_tokens + other.output_tokens,
             self.web_searches + other.web_searches,
+            _summed_cost(self, other),
         )
+
+
+def _summed_cost(a: Usage, b: Usage) -> float | None:
+    """Two reported costs add up; an empty usage adds nothing; one estimated part makes the sum
+    an estimate, since the reported part alone would undercount."""
+    if a.cost_usd is not None and b.cost_usd is not None:
+        return a.cost_usd + b.cost_usd
+    if b.empty:
+        return a.cost_usd
+    if a.empty:
+        return b.cost_usd
+    return None
 
 
 @dataclass(frozen=True)

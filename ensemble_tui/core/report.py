@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ensemble_tui.core.modes import Mode, Style
-from ensemble_tui.core.runlog import Artifact, TurnRecord
+from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
 
 MEDAL_MARKS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
 
@@ -42,7 +42,7 @@ def _summary(record: TurnRecord) -> str:
         f"- **Question:** {_cell(record.query)}",
         f"- **Mode:** {_label(record.mode, Mode)}{_style(record)} · **outcome:** {record.outcome}",
         f"- **Started:** {record.started_at} · **cost:** ${record.turn_cost_usd:.4f} "
-        f"(session ${record.session_cost_usd:.4f})",
+        f"(session ${record.session_cost_usd:.4f}) · {_cost_basis(record)}",
     ]
     if timings:
         lines.append("- **Timings:** " + "; ".join(timings))
@@ -56,6 +56,21 @@ def _style(record: TurnRecord) -> str:
     except ValueError:  # an added provider's single run
         multi = False
     return f" · **style:** {_label(record.style, Style)}" if multi else ""
+
+
+def _cost_basis(record: TurnRecord) -> str:
+    """Which costs are what the providers billed (OpenRouter reports it) and which are estimates
+    from the configured prices."""
+    exact = sum(call.usage.cost_exact for call in record.calls)
+    if not exact:
+        return "estimated from the configured prices"
+    if exact == len(record.calls):
+        return "as billed by the providers"
+    return f"{exact} of {len(record.calls)} calls as billed by the provider, the rest estimated"
+
+
+def _cost_cell(call: CallRecord) -> str:
+    return f"${call.cost_usd:.4f} " + ("billed" if call.usage.cost_exact else "est.")
 
 
 def _label(value: str, kind: type[Mode] | type[Style]) -> str:
@@ -77,7 +92,7 @@ def _calls(record: TurnRecord) -> str:
             call.usage.input_tokens + call.usage.cached_input_tokens + call.usage.cache_write_tokens,
             call.usage.cached_input_tokens,
             call.usage.output_tokens,
-            f"${call.cost_usd:.4f}",
+            _cost_cell(call),
             call.outcome,
         ]
         for call in record.calls

@@ -46,6 +46,9 @@ WEB_SEARCH_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_use
 THINKING_BUDGETS: dict[str, int] = {"low": 2_048, "medium": 8_192, "high": 24_576}
 ADAPTIVE_SINCE = (4, 6)  # the first Claude version with adaptive thinking
 _VERSION_PART = re.compile(r"[-.:@_]")
+PARAGRAPH_BREAK = "\n\n"
+# Blocks that do not interrupt the text: the model's reasoning is not a step it took outside it.
+NOT_A_PAUSE = frozenset({"text", "thinking", "redacted_thinking"})
 
 
 class AnthropicProvider(SdkProvider):
@@ -85,8 +88,7 @@ class AnthropicProvider(SdkProvider):
         if request.web_search:
             kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
         kwargs.update(thinking_options(request.model, request.reasoning_effort))
-        texts: list[str] = []
-        urls: list[str] = []
+        blocks: list[Any] = []
         usage = Usage()
         for _ in range(MAX_CONTINUATIONS + 1):
             try:
@@ -96,20 +98,13 @@ class AnthropicProvider(SdkProvider):
             usage = usage + read_usage(message)
             if message.stop_reason == "refusal":  # any text before the stop is cut off mid-answer
                 raise declined(self.label, "refusal", usage)
-            for block in message.content:
-                if block.type == "text":
-                    texts.append(block.text)
-                    urls.extend(
-                        citation.url
-                        for citation in block.citations or ()
-                        if getattr(citation, "type", "") == "web_search_result_location"
-                    )
+            blocks.extend(message.content)
             if message.stop_reason != "pause_turn":
                 break
             # The server paused a long tool loop: send its partial turn back so it continues.
             paused = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
             messages = [*messages, {"role": "assistant", "content": paused}]
-        return Reply("".join(texts), usage, dedupe(urls))
+        return Reply(join_text_blocks(blocks), usage, cited_urls(blocks))
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
         import anthropic
@@ -136,6 +131,41 @@ class AnthropicProvider(SdkProvider):
                 key_problem=error_type == "authentication_error",
             )
         return classify_other(ctx, exc)
+
+
+def join_text_blocks(blocks: list[Any]) -> str:
+    """The answer as the model wrote it, from the text blocks of one turn (continuations included).
+
+    Citations split a sentence into several text blocks that follow each other directly: those
+    join as they are. A search (`server_tool_use`, `web_search_tool_result`, or any other tool
+    block) between two text blocks ends a paragraph: the model wrote "I'll search for it." before
+    the search and the answer after it, so they get a paragraph break, not "it.Here".
+    """
+    text = ""
+    searched_since_text = False
+    for block in blocks:
+        if block.type == "text":
+            if searched_since_text and text.strip() and block.text.strip():
+                text = text.rstrip() + PARAGRAPH_BREAK + block.text.lstrip("\n")
+            else:
+                text += block.text
+            searched_since_text = False
+        elif block.type not in NOT_A_PAUSE:
+            searched_since_text = True
+    return text
+
+
+def cited_urls(blocks: list[Any]) -> tuple[str, ...]:
+    """The web pages the text blocks cite, in order, once each."""
+    return dedupe(
+        [
+            citation.url
+            for block in blocks
+            if block.type == "text"
+            for citation in block.citations or ()
+            if getattr(citation, "type", "") == "web_search_result_location"
+        ]
+    )
 
 
 def claude_version(model: str) -> tuple[int, int] | None:

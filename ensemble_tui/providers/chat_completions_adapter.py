@@ -193,7 +193,8 @@ def read_usage(response: Any, *, searched: bool) -> Usage:
     """`prompt_tokens` include cached (and cache-written) tokens, which are taken out so each
     token is priced once; `completion_tokens` include reasoning tokens. DeepSeek reports its
     cache hits as `prompt_cache_hit_tokens` instead. A call with the web plugin counts as one
-    search, since OpenRouter bills the plugin per request."""
+    search, since OpenRouter bills the plugin per request. OpenRouter also says what the call
+    cost (`reported_cost`), which then replaces the estimate from the configured prices."""
     usage = getattr(response, "usage", None)
     searches = int(searched)
     if usage is None:
@@ -209,7 +210,31 @@ def read_usage(response: Any, *, searched: bool) -> Usage:
         cache_write_tokens=written,
         output_tokens=usage.completion_tokens or 0,
         web_searches=searches,
+        cost_usd=reported_cost(usage),
     )
+
+
+def reported_cost(usage: Any) -> float | None:
+    """USD the call cost as OpenRouter reports it: `usage.cost` (plugins included), plus the
+    upstream provider's bill when the user brought their own key (`is_byok`: then `cost` is only
+    OpenRouter's fee). None when the server reports no cost, or not as a number."""
+    cost = _number(getattr(usage, "cost", None))
+    if cost is None:
+        return None
+    if getattr(usage, "is_byok", None) is True:
+        details = getattr(usage, "cost_details", None)
+        upstream = details.get("upstream_inference_cost") if isinstance(details, dict) else None
+        upstream = _number(upstream if upstream is not None else getattr(details, "upstream_inference_cost", None))
+        if upstream is None:
+            return None  # the upstream bill is unknown: estimate rather than undercount
+        cost += upstream
+    return cost
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return float(value)
 
 
 def read_sources(message: Any) -> tuple[str, ...]:

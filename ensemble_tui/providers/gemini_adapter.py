@@ -236,20 +236,30 @@ def read_text(response: Any) -> str:
 def read_usage(response: Any) -> Usage:
     """Gemini's prompt count includes cached tokens; tool-use prompt tokens (search results fed
     back to the model) come separately and are billed as input; thoughts are billed as output
-    but not counted in `candidates_token_count`. One grounded reply counts as one search, since
-    grounding is priced per grounded prompt."""
+    but not counted in `candidates_token_count`. The searches are the queries Google Search ran
+    (Gemini 3 bills each one; the configuration's `search_billing` makes Gemini 2.5 bill one
+    per grounded prompt)."""
     meta = response.usage_metadata
-    grounded = bool(_grounding(response))
+    searches = search_queries(response)
     if meta is None:
-        return Usage(web_searches=int(grounded))
+        return Usage(web_searches=searches)
     prompt = meta.prompt_token_count or 0
     cached = meta.cached_content_token_count or 0
     return Usage(
         input_tokens=max(0, prompt - cached) + (meta.tool_use_prompt_token_count or 0),
         cached_input_tokens=cached,
         output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
-        web_searches=int(grounded),
+        web_searches=searches,
     )
+
+
+def search_queries(response: Any) -> int:
+    """How many Google searches grounded the reply: the `webSearchQueries` it lists, or one for a
+    reply grounded in search results that lists none."""
+    metadata = _grounding(response)
+    if metadata is None:
+        return 0
+    return len(metadata.web_search_queries or ()) or 1
 
 
 def _grounding(response: Any) -> Any:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         Fault,
         InlineFile,
         ProviderScript,
+        RecordedBody,
         RecordedRequest,
         ScriptedReply,
     )
@@ -34,6 +35,7 @@ _HOMES = {
     "Fault": "script",
     "InlineFile": "script",
     "ProviderScript": "script",
+    "RecordedBody": "script",
     "RecordedRequest": "script",
     "ScriptedReply": "script",
     "Simulator": "server",
@@ -46,6 +48,7 @@ __all__ = [
     "Fault",
     "InlineFile",
     "ProviderScript",
+    "RecordedBody",
     "RecordedRequest",
     "ScriptedReply",
     "Simulator",

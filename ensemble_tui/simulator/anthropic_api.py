@@ -1,10 +1,11 @@
 """The Anthropic endpoints the Claude adapter uses: `POST /v1/files` and `POST /v1/messages`.
 
 Shapes follow the public API reference: file metadata for uploads; a Message whose `content`
-holds a `thinking` block when thinking was asked for, `server_tool_use`, `web_search_tool_result`
-and `text` blocks (the cited sentence with
-`web_search_result_location` citations); `usage` with cache and server-tool counts; errors as
-`{"type": "error", "error": {"type", "message"}, "request_id"}`, overloaded as 529.
+holds a `thinking` block when thinking was asked for, then (when searching) an optional text
+block, a `server_tool_use` and `web_search_tool_result` pair per search, and `text` blocks (the
+cited sentence with `web_search_result_location` citations); `usage` with cache and server-tool
+counts; errors as `{"type": "error", "error": {"type", "message"}, "request_id"}`, overloaded
+as 529.
 """
 
 from __future__ import annotations
@@ -90,16 +91,12 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     thinking = (body.get("thinking") or {}).get("type") in ("enabled", "adaptive")
     if thinking:  # a thinking block comes first; the adapter must keep it out of the reply
         content.append({"type": "thinking", "thinking": "(simulated reasoning)", "signature": token(48)})
-    if searching:
+    queries = (reply.searches or (request.last_user_text[:80],)) if searching else ()
+    if queries and reply.before_search:
+        content.append({"type": "text", "text": reply.before_search, "citations": None})
+    for query in queries:  # one search after another, each result right after its call
         tool_id = "srvtoolu_01" + token(22)
-        content.append(
-            {
-                "type": "server_tool_use",
-                "id": tool_id,
-                "name": "web_search",
-                "input": {"query": request.last_user_text[:80]},
-            }
-        )
+        content.append({"type": "server_tool_use", "id": tool_id, "name": "web_search", "input": {"query": query}})
         results = [
             {
                 "type": "web_search_result",
@@ -125,7 +122,7 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
         for c in cited
     ]
     content.append({"type": "text", "text": tail, "citations": citations or None})
-    usage = _usage(request, estimate_tokens(reply.text), searching, reply.usage)
+    usage = _usage(request, estimate_tokens(reply.before_search + reply.text), len(queries), reply.usage)
     return _message(request, content, reply.stop_reason or "end_turn", usage)
 
 
@@ -140,18 +137,18 @@ def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) 
         "category": "general_harms",
         "explanation": "This request was declined because it could be related to harm.",
     }
-    usage = _usage(request, estimate_tokens(partial) if content else 0, False, None)
+    usage = _usage(request, estimate_tokens(partial) if content else 0, 0, None)
     return _message(request, content, "refusal", usage, stop_details=details)
 
 
-def _usage(request: RecordedRequest, output_tokens: int, searching: bool, overrides: Any) -> dict[str, Any]:
+def _usage(request: RecordedRequest, output_tokens: int, searches: int, overrides: Any) -> dict[str, Any]:
     return merged(
         {
             "input_tokens": default_input_tokens(request),
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
             "output_tokens": output_tokens,
-            "server_tool_use": {"web_search_requests": 1 if searching else 0, "web_fetch_requests": 0},
+            "server_tool_use": {"web_search_requests": searches, "web_fetch_requests": 0},
             "service_tier": "standard",
         },
         overrides,

@@ -170,7 +170,7 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     }
     if searching:
         candidate["groundingMetadata"] = {
-            "webSearchQueries": [request.last_user_text[:80]],
+            "webSearchQueries": list(reply.searches or (request.last_user_text[:80],)),
             "searchEntryPoint": {"renderedContent": '<div class="container">simulated search chip</div>'},
             "groundingChunks": [{"web": {"uri": c.url, "title": c.title}} for c in cited],
             "groundingSupports": [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 FaultKind = Literal[
@@ -43,7 +44,9 @@ class ScriptedReply:
     `usageMetadata`, with the API's field names); given keys replace the defaults, so tests can
     assert how an adapter reads exact native numbers. `stop_reason` is Anthropic's (e.g.
     "pause_turn"). `match` / `unless`: the reply only answers requests whose text contains /
-    does not contain the string.
+    does not contain the string. When the request searches: `searches` are the queries the model
+    runs (default: one, the question's start), and `before_search` is text Claude writes before
+    its first search (a text block ahead of the search blocks, as real replies often have).
     """
 
     text: str
@@ -53,6 +56,8 @@ class ScriptedReply:
     stop_reason: str | None = None
     match: str | None = None
     unless: str | None = None
+    searches: tuple[str, ...] = ()
+    before_search: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,25 @@ class Fault:
     unless: str | None = None
 
 
-ScriptItem = ScriptedReply | Fault
+@dataclass(frozen=True)
+class RecordedBody:
+    """A reply body recorded from the real API (another project's test cassette, say), served
+    byte for byte as the answer to one model call, so an adapter meets the real shape and not
+    the simulator's rendering of it."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+    latency_s: float = 0.0
+    match: str | None = None
+    unless: str | None = None
+
+    @classmethod
+    def from_file(cls, path: Path, **options: Any) -> RecordedBody:
+        return cls(path.read_bytes(), **options)
+
+
+ScriptItem = ScriptedReply | Fault | RecordedBody
 
 
 @dataclass(frozen=True)
@@ -137,7 +160,7 @@ class ProviderScript:
     handler threads while the test pushes to it."""
 
     name: str
-    default: ScriptedReply | Responder = field(default_factory=lambda: ScriptedReply("Simulated reply."))
+    default: ScriptedReply | RecordedBody | Responder = field(default_factory=lambda: ScriptedReply("Simulated reply."))
     processing_polls: int = 0  # Gemini: PROCESSING answers before a new upload is ACTIVE
     upload_latency_s: float = 0.0
     unknown_models: set[str] = field(default_factory=set)
@@ -202,7 +225,7 @@ class ProviderScript:
                 if applies(item, request.text):
                     return self._queue.pop(index)
             default = self.default
-        return default if isinstance(default, (ScriptedReply, Fault)) else default(request)
+        return default if isinstance(default, (ScriptedReply, Fault, RecordedBody)) else default(request)
 
     def next_upload_fault(self) -> Fault | None:
         with self._lock:

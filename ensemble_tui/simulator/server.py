@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl, urlsplit
 from ensemble_tui.providers.credentials import provider_slug
 from ensemble_tui.simulator import addresses, anthropic_api, chat_api, gemini_api, openai_api
 from ensemble_tui.simulator.bodies import parse_body
-from ensemble_tui.simulator.script import Fault, ProviderScript, RecordedRequest, ScriptedReply
+from ensemble_tui.simulator.script import Fault, ProviderScript, RecordedBody, RecordedRequest, ScriptedReply
 from ensemble_tui.simulator.wire import HttpReply, sha256
 
 _APIS: tuple[ModuleType, ...] = (openai_api, anthropic_api, gemini_api)
@@ -202,6 +202,8 @@ class Simulator:
         if isinstance(item, Fault):
             return item
         self.wait(item.latency_s)
+        if isinstance(item, RecordedBody):
+            return HttpReply(item.status, item.body, {"content-type": item.content_type})
         return api.render(request, item)
 
 
@@ -370,4 +372,4 @@ def _chat_name(name: str) -> str:
     return slug
 
 
-__all__ = ["Fault", "ScriptedReply", "Simulator"]
+__all__ = ["Fault", "RecordedBody", "ScriptedReply", "Simulator"]

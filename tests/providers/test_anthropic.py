@@ -100,7 +100,8 @@ async def test_pause_turn_is_continued_and_the_parts_joined(sim, make):
         ScriptedReply("Then the answer.", citations=("https://example.org/2",)),
     )
     reply = await make("anthropic").complete(ask("Question?"))
-    assert reply.text == "Searching first. Then the answer."
+    # the continuation searched again before writing on: a paragraph break, not "first.Then"
+    assert reply.text == "Searching first.\n\nThen the answer."
     assert reply.sources == ("https://example.org/1", "https://example.org/2")
     first, second = sim.anthropic.calls
     assert len(second.body["messages"]) == len(first.body["messages"]) + 1
@@ -114,7 +115,7 @@ async def test_pause_turn_resends_are_bounded(sim, make):
     sim.anthropic.push(*(ScriptedReply(f"part {n}. ", stop_reason="pause_turn") for n in range(10)))
     reply = await make("anthropic").complete(ask())
     assert len(sim.anthropic.calls) == MAX_CONTINUATIONS + 1
-    assert reply.text.startswith("part 0. part 1.")
+    assert reply.text.startswith("part 0.\n\npart 1.\n\n")
 
 
 @pytest.mark.filterwarnings("ignore:The model 'claude-sonnet-4-0' is deprecated:DeprecationWarning")
