@@ -1,0 +1,399 @@
+"""One LaTeX formula as Unicode text a terminal can show: `\\frac{QK^T}{\\sqrt{d_k}}` -> `QKᵀ/√dₖ`.
+
+pylatexenc parses the formula into a node tree (groups, macros with their arguments,
+environments), so braces, `\\left`/`\\right` and nesting are read by a maintained parser, not by
+regular expressions. unicodeit's tables (4,000+ macros: Greek, operators, arrows, relations,
+blackboard/bold/calligraphic letters, sub- and superscript characters) name the symbols. What
+neither library does is the layout: fractions as `a/b` with brackets where needed, scripts in
+Unicode where every character has a sub/superscript form and `_(..)`/`^(..)` otherwise, and
+matrices, cases and aligned equations as rows. That is this module. A formula with a command it
+does not know raises `Unconvertible`, so the caller shows it raw rather than half-converted.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+import unicodeit.data
+from pylatexenc import latexwalker, macrospec
+
+from ensemble_tui.core.latex_layout import Box, delimiter_column, hstack, layout_rows
+
+
+class Unconvertible(ValueError):
+    """The formula uses something this converter cannot show faithfully."""
+
+
+def _symbols() -> dict[str, str]:
+    simple = {name[1:]: char for name, char in unicodeit.data.REPLACEMENTS if name[1:].isalpha() and "{" not in name}
+    simple.update(
+        {
+            "langle": "⟨", "rangle": "⟩", "lVert": "‖", "rVert": "‖", "Vert": "‖", "lvert": "|", "rvert": "|",
+            "vert": "|", "star": "⋆", "ast": "∗", "dots": "…", "ldots": "…", "cdots": "⋯", "vdots": "⋮",
+            "ddots": "⋱", "lbrace": "{", "rbrace": "}", "lbrack": "[", "rbrack": "]", "setminus": "∖",
+            "colon": ":", "emptyset": "∅", "varnothing": "∅", "epsilon": "ϵ", "varepsilon": "ε", "mid": "|",
+            "bmod": " mod ", "And": "&", "iff": "⟺", "implies": "⟹", "impliedby": "⟸", "gets": "←",
+            "quad": "  ", "qquad": "    ", "cdotp": "·", "lnot": "¬", "neg": "¬", "ell": "ℓ",
+        }
+    )
+    simple.update({"{": "{", "}": "}", "|": "‖", "%": "%", "&": "&", "$": "$", "#": "#", "_": "_", ",": " "})
+    simple.update({";": " ", ":": " ", ">": " ", " ": " ", "!": "", "/": "", "\\": "\n"})
+    return simple
+
+
+SYMBOLS = _symbols()
+# Letters in a font: unicodeit keys them as `\mathbb{R}`, `\mathbf{\alpha}`.
+_FONTED = {name: char for name, char in unicodeit.data.REPLACEMENTS if "{" in name}
+_MACRO_OF_CHAR = {char: name for name, char in SYMBOLS.items() if len(char) == 1 and name.isalpha()}
+FONTS = {"mathbb", "mathbf", "mathcal", "mathfrak", "mathscr", "mathsf", "mathtt", "mathit", "boldsymbol", "bm"}
+_FONT_ALIAS = {"boldsymbol": "mathbf", "bm": "mathbf"}
+PLAIN_TEXT = {"text", "textrm", "textit", "textbf", "textsf", "texttt", "emph", "mbox", "textnormal", "hbox"}
+UPRIGHT = {"mathrm", "operatorname", "mathop", "mathnormal"}
+FUNCTIONS = set(
+    "log ln lg exp sin cos tan sec csc cot arcsin arccos arctan sinh cosh tanh coth max min sup inf lim "
+    "liminf limsup arg argmax argmin det dim ker deg gcd lcm Pr hom mod Var Cov tr rank diag sgn softmax".split()
+)
+IGNORED = set(
+    "displaystyle textstyle scriptstyle scriptscriptstyle limits nolimits nonumber notag big Big bigg Bigg "
+    "bigl bigr Bigl Bigr biggl biggr Biggl Biggr strut mathstrut left right middle".split()
+)
+ACCENTS = {
+    "hat": "\u0302", "widehat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303", "bar": "\u0304",
+    "overline": "\u0305", "underline": "\u0332", "dot": "\u0307", "ddot": "\u0308", "vec": "\u20d7",
+    "check": "\u030c", "breve": "\u0306", "acute": "\u0301", "grave": "\u0300", "mathring": "\u030a",
+}
+_EVERY_CHAR_ACCENTS = {"bar", "overline", "underline"}
+MATRICES = {"matrix": "", "smallmatrix": "", "array": "", "pmatrix": "()", "bmatrix": "[]", "Bmatrix": "{}",
+            "vmatrix": "||", "Vmatrix": "‖‖"}
+CASES = {"cases": "{", "dcases": "{", "rcases": "}"}
+ALIGNED = {"aligned", "align", "align*", "alignat", "alignat*", "split", "eqnarray", "eqnarray*", "flalign"}
+GATHERED = {"gathered", "gather", "gather*", "equation", "equation*", "multline", "multline*", "subequations"}
+
+_ONE = {"sqrt": "[{", "pmod": "{", "tag": "*{", "label": "{", "phantom": "{", "hphantom": "{", "vphantom": "{",
+        "color": "{", "boxed": "{", "underbrace": "{", "overbrace": "{", "substack": "{", "not": ""}
+_TWO = {"frac", "dfrac", "tfrac", "cfrac", "binom", "dbinom", "tbinom", "overset", "underset", "stackrel", "textcolor"}
+
+
+# Commands that take arguments are laid out here, never looked up as a bare symbol (unicodeit has `\sqrt` -> √).
+for _name in (*FONTS, *PLAIN_TEXT, *UPRIGHT, *ACCENTS, *_ONE, *_TWO):
+    SYMBOLS.pop(_name, None)
+
+
+@lru_cache(maxsize=1)
+def _context() -> macrospec.LatexContextDb:
+    """A math-only parsing context: no text-mode ligatures (`--`, `''`), `&` a column break."""
+    one_arg = FONTS | PLAIN_TEXT | UPRIGHT | set(ACCENTS)
+    macros = [macrospec.MacroSpec(name, "{") for name in one_arg]
+    macros += [macrospec.MacroSpec(name, spec) for name, spec in _ONE.items()]
+    macros += [macrospec.MacroSpec(name, "{{") for name in _TWO]
+    environments = [macrospec.EnvironmentSpec(name, "") for name in (*MATRICES, *CASES, *ALIGNED, *GATHERED)]
+    environments.append(macrospec.EnvironmentSpec("array", "{"))
+    environments.append(macrospec.EnvironmentSpec("alignat", "{"))
+    environments.append(macrospec.EnvironmentSpec("alignat*", "{"))
+    db = macrospec.LatexContextDb()
+    db.add_context_category("math", macros=macros, environments=environments, specials=[macrospec.SpecialsSpec("&")])
+    db.set_unknown_macro_spec(macrospec.MacroSpec(""))
+    db.set_unknown_environment_spec(macrospec.EnvironmentSpec(""))
+    return db
+
+
+@lru_cache(maxsize=4096)
+def latex_to_unicode(latex: str, display: bool = False) -> str:
+    """The formula as Unicode; display math may span several lines (matrices, cases, aligned)."""
+    walker = latexwalker.LatexWalker(latex, latex_context=_context(), tolerant_parsing=False)
+    try:
+        nodes, _, _ = walker.get_latex_nodes(parsing_state=walker.make_parsing_state(in_math_mode=True))
+    except latexwalker.LatexWalkerError as error:
+        raise Unconvertible(str(error).splitlines()[0]) from error
+    tokens = _Converter(display).tokens(nodes)
+    if display:
+        rows = [_join(row) for row in _split(tokens, "row")]
+        if len(rows) > 1:  # `a \\ b` at the top level: lines of their own
+            return "\n".join(line.rstrip() for line in layout_rows([[row] for row in rows], "c", " "))
+        return "\n".join(line.rstrip() for line in hstack(_boxes(tokens)).lines)
+    return _join(tokens)
+
+
+# A token is (kind, value): kind "t" text, "_"/"^" script marks, "&" column, "row", "box", "delim".
+Token = tuple[str, object]
+
+
+class _Converter:
+    def __init__(self, display: bool) -> None:
+        self.display = display
+
+    def tokens(self, nodes: list | None, top: bool = True) -> list[Token]:
+        out: list[Token] = []
+        pending: str | None = None  # "left"/"right"/"not": the next symbol is a delimiter / is negated
+        for node in nodes or []:
+            produced = self._node(node, top)
+            if pending and produced:
+                kind, value = produced[0]
+                if kind == "t" and isinstance(value, str) and value.strip():
+                    value = value.lstrip()
+                    head, rest = value[0], value[1:]
+                    first: Token = ("delim", "" if head == "." else head)
+                    if pending == "not":
+                        first = ("t", unicodedata.normalize("NFC", head + "\u0338"))
+                    produced = [first, ("t", rest), *produced[1:]]
+                    pending = None
+            if isinstance(node, latexwalker.LatexMacroNode) and node.macroname in ("left", "right", "middle", "not"):
+                pending = "not" if node.macroname == "not" else "left"
+            out.extend(produced)
+        return _attach_scripts(out)
+
+    def text(self, nodes: list | None) -> str:
+        return _join(self.tokens(nodes, top=False))
+
+    def _node(self, node: object, top: bool) -> list[Token]:
+        if isinstance(node, latexwalker.LatexCharsNode):
+            return _chars(node.chars)
+        if isinstance(node, latexwalker.LatexGroupNode):
+            return [("t", self.text(node.nodelist))] if node.delimiters[0] == "{" else _chars(node.latex_verbatim())
+        if isinstance(node, latexwalker.LatexSpecialsNode):
+            return [("&", "&")]
+        if isinstance(node, latexwalker.LatexMacroNode):
+            return self._macro(node)
+        if isinstance(node, latexwalker.LatexEnvironmentNode):
+            return self._environment(node, top)
+        if isinstance(node, latexwalker.LatexMathNode):
+            return [("t", self.text(node.nodelist))]
+        if isinstance(node, latexwalker.LatexCommentNode):
+            return []
+        raise Unconvertible(type(node).__name__)
+
+    def _args(self, node: latexwalker.LatexMacroNode) -> list[object | None]:
+        return list(node.nodeargd.argnlist) if node.nodeargd else []
+
+    def _arg(self, arg: object | None) -> str:
+        if arg is None:
+            return ""
+        return self.text(arg.nodelist if isinstance(arg, latexwalker.LatexGroupNode) else [arg])
+
+    def _macro(self, node: latexwalker.LatexMacroNode) -> list[Token]:
+        name, args = node.macroname, self._args(node)
+        space = [("t", " ")] if node.macro_post_space and name.isalpha() else []
+        if name == "\\":
+            return [("row", "")]
+        if name in SYMBOLS:
+            return [("t", SYMBOLS[name]), *space]
+        if name in FUNCTIONS:
+            return [("t", name), *space]
+        if name in IGNORED or name in ("label", "vphantom", "color", "not"):
+            return []
+        texts = [self._arg(arg) for arg in args]
+        if name in FONTS:
+            return [("t", _fonted(_FONT_ALIAS.get(name, name), texts[0]))]
+        if name in UPRIGHT:
+            return [("t", _plain_text(args[0]))]
+        if name in PLAIN_TEXT:
+            return [("t", _plain_text(args[0], self))]
+        if name in ACCENTS:
+            return [("t", _accent(name, texts[0]))]
+        return [("t", self._structure(name, texts))]
+
+    def _structure(self, name: str, texts: list[str]) -> str:
+        if name in ("frac", "dfrac", "tfrac", "cfrac"):
+            return f"{bracketed(texts[0])}/{bracketed(texts[1])}"
+        if name in ("binom", "dbinom", "tbinom"):
+            return f"({texts[0]} choose {texts[1]})"
+        if name == "sqrt":
+            root = {"": "√", "2": "√", "3": "∛", "4": "∜"}.get(texts[0]) or script("^", texts[0]) + "√"
+            return root + (texts[1] if _is_atom(texts[1]) else f"({texts[1]})")
+        if name in ("overset", "stackrel"):
+            return texts[1] + script("^", texts[0])
+        if name == "underset":
+            return texts[1] + script("_", texts[0])
+        if name in ("underbrace", "overbrace", "textcolor"):
+            return texts[-1]
+        if name == "boxed":
+            return f"[{texts[0]}]"
+        if name == "substack":
+            return texts[0].replace("\n", ", ")
+        if name == "pmod":
+            return f" (mod {texts[0]})"
+        if name == "tag":
+            return f"    ({texts[-1]})"
+        if name in ("phantom", "hphantom"):
+            return " " * width(texts[0])
+        raise Unconvertible(f"\\{name}")
+
+    def _environment(self, node: latexwalker.LatexEnvironmentNode, top: bool) -> list[Token]:
+        name = node.environmentname
+        tokens = self.tokens(node.nodelist, top=False)
+        rows = [[_join(cell) for cell in _split(row, "&")] for row in _split(tokens, "row")]
+        while rows and not any(cell for cell in rows[-1]):
+            rows.pop()
+        if name in MATRICES:
+            left, right = (MATRICES[name] or "  ")[0].strip(), (MATRICES[name] or "  ")[1].strip()
+            if not (self.display and top):
+                return [("t", left + "; ".join(" ".join(row) for row in rows) + right)]
+            box = Box(layout_rows(rows, "c", "  "))
+            return [("box", hstack([delimiter_column(left, box.height), box, delimiter_column(right, box.height)]))]
+        if name in CASES:
+            brace = CASES[name]
+            if not (self.display and top):
+                inner = "; ".join(", ".join(cell for cell in row if cell) for row in rows)
+                return [("t", "{" + inner + "}" if brace == "{" else "{" + inner + "}")]
+            box = Box(layout_rows(rows, "l", "   "))
+            parts = [delimiter_column("{", box.height), Box([" "] * box.height), box]
+            return [("box", hstack(parts if brace == "{" else [box, delimiter_column("}", box.height)]))]
+        if name in ALIGNED or name in GATHERED:
+            if not (self.display and top):
+                return [("t", "; ".join(" ".join(cell for cell in row if cell) for row in rows))]
+            align = "rl" if name in ALIGNED else "c"
+            return [("box", Box(layout_rows(rows, align, " ")))]
+        raise Unconvertible(f"\\begin{{{name}}}")
+
+
+def _chars(chars: str) -> list[Token]:
+    out: list[Token] = []
+    for char in chars:
+        if char in "_^":
+            out.append((char, char))
+        elif char.isspace() or char == "~":
+            if not out or out[-1] != ("t", " "):
+                out.append(("t", " "))
+        else:
+            out.append(("t", "′" if char == "'" else char))
+    return out
+
+
+def _attach_scripts(tokens: list[Token]) -> list[Token]:
+    """`x _ {i}` -> `xᵢ`: a script mark takes the next non-space token as its content."""
+    out: list[Token] = []
+    index = 0
+    while index < len(tokens):
+        kind, value = tokens[index]
+        if kind in "_^" and kind != "t":
+            index += 1
+            while index < len(tokens) and tokens[index] == ("t", " "):
+                index += 1
+            content = str(tokens[index][1]) if index < len(tokens) and tokens[index][0] == "t" else ""
+            while out and out[-1] == ("t", " "):
+                out.pop()
+            out.append(("t", script(kind, content)))
+        else:
+            out.append((kind, value))
+        index += 1
+    return out
+
+
+def _split(tokens: list[Token], kind: str) -> list[list[Token]]:
+    parts: list[list[Token]] = [[]]
+    for token in tokens:
+        if token[0] == kind:
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    return parts
+
+
+def _join(tokens: list[Token]) -> str:
+    """Tokens on one line; boxes (display environments met inside a group) flattened."""
+    return "".join(
+        "; ".join(value.lines) if isinstance(value, Box) else str(value) for kind, value in tokens if kind != "&"
+    ).strip()
+
+
+def _boxes(tokens: list[Token]) -> list[Box]:
+    """Display tokens as boxes side by side; `\\left(` ... `\\right)` grow to the height of what they hold."""
+    height = max((value.height for kind, value in tokens if isinstance(value, Box)), default=1)
+    boxes: list[Box] = []
+    line = ""
+    for kind, value in tokens:
+        if isinstance(value, Box) or (kind == "delim" and height > 1):
+            if line:
+                boxes.append(Box([line]))
+                line = ""
+            boxes.append(value if isinstance(value, Box) else delimiter_column(str(value), height))
+        elif kind != "&":
+            line += str(value)
+    if line or not boxes:
+        boxes.append(Box([line.strip() if not boxes else line.rstrip()]))
+    if boxes and boxes[0].height == 1:
+        boxes[0] = Box([boxes[0].lines[0].lstrip()])
+    return boxes
+
+
+SUPERSCRIPTS = {key[1:]: char for key, char in unicodeit.data.SUBSUPERSCRIPTS if key[0] == "^" and key != "^V"}
+SUPERSCRIPTS.update({"i": "ⁱ", "⊤": "ᵀ", "∗": "*", "*": "*", "′": "′", "†": "†", "∘": "°", "−": "⁻", "n": "ⁿ"})
+SUBSCRIPTS = {key[1:]: char for key, char in unicodeit.data.SUBSUPERSCRIPTS if key[0] == "_"}
+_SCRIPT_PASSTHROUGH = set("*′†")
+
+
+def script(kind: str, content: str) -> str:
+    """A sub- or superscript: Unicode when every character has a form, else `_x`, `_(xy)`."""
+    content = content.replace(" ", "")
+    if not content:
+        return ""
+    if kind == "^" and set(content) <= _SCRIPT_PASSTHROUGH:
+        return content
+    table = SUPERSCRIPTS if kind == "^" else SUBSCRIPTS
+    if all(char in table for char in content):
+        return "".join(table[char] for char in content)
+    return f"{kind}{content}" if width(content) == 1 else f"{kind}({content})"
+
+
+def _fonted(font: str, text: str) -> str:
+    out = []
+    for char in text:
+        macro = _MACRO_OF_CHAR.get(char)
+        keys = [f"\\{font}{{{char}}}"] + ([f"\\{font}{{\\{macro}}}"] if macro else [])
+        out.append(next((_FONTED[key] for key in keys if key in _FONTED), char))
+    return "".join(out)
+
+
+def _plain_text(arg: object | None, converter: _Converter | None = None) -> str:
+    """`\\text{if } x`: words as written, spaces kept; math inside (`$x$`) converted."""
+    if arg is None:
+        return ""
+    nodes = arg.nodelist if isinstance(arg, latexwalker.LatexGroupNode) else [arg]
+    parts = []
+    for node in nodes:
+        if isinstance(node, latexwalker.LatexCharsNode):
+            parts.append(node.chars)
+        elif converter is not None and isinstance(node, latexwalker.LatexMathNode):
+            parts.append(converter.text(node.nodelist))
+        elif isinstance(node, latexwalker.LatexMacroNode) and node.macroname in SYMBOLS:
+            parts.append(SYMBOLS[node.macroname])
+        elif isinstance(node, latexwalker.LatexGroupNode):
+            parts.append(_plain_text(node, converter))
+        else:
+            raise Unconvertible(node.latex_verbatim())
+    return "".join(parts)
+
+
+def _accent(name: str, text: str) -> str:
+    mark = ACCENTS[name]
+    if width(text) == 1:
+        return text + mark
+    if name in _EVERY_CHAR_ACCENTS:
+        return "".join(char + (mark if not unicodedata.combining(char) else "") for char in text)
+    return f"{name.removeprefix('wide')}({text})"
+
+
+_OPERATORS = set("+-−=<>±∓,;/·⋅×÷≤≥≠≈∼∝∈∉⊂⊆→←↦⇒⇔⟹⟺|∣:∘⊗⊕⊙∧∨∩∪") | {" "}
+_OPENING, _CLOSING = "([{⟨⌊⌈", ")]}⟩⌋⌉"
+
+
+def _is_atom(text: str) -> bool:
+    """No operator or space outside brackets: safe to write before `/` or after `√` bare."""
+    depth = 0
+    for char in text:
+        if char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+        elif depth == 0 and char in _OPERATORS:
+            return False
+    return bool(text)
+
+
+def bracketed(text: str) -> str:
+    return text if _is_atom(text) else f"({text})"
+
+
+def width(text: str) -> int:
+    return sum(0 if unicodedata.combining(char) else 1 for char in text)
