@@ -42,8 +42,9 @@ def delimiter_column(char: str, height: int) -> Box:
     """`char` drawn `height` rows tall; nothing for an empty delimiter (`\\left.`)."""
     if not char:
         return Box([""] * height)
-    if height == 1 or char not in _TALL:
-        return Box([char] * height if height == 1 or char in "|‖" else [" "] * (height // 2) + [char] + [" "] * ((height - 1) // 2))
+    if height == 1 or char not in _TALL:  # a symbol with no tall form sits on the middle row
+        above = (height - 1) // 2
+        return Box([" "] * above + [char] + [" "] * (height - above - 1))
     if height == 2:
         pair = _TWO_ROWS.get(char, _TALL[char][0] + _TALL[char][2])
         return Box([pair[0], pair[1]])

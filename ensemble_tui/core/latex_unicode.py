@@ -98,9 +98,27 @@ def _context() -> macrospec.LatexContextDb:
     return db
 
 
-@lru_cache(maxsize=4096)
 def latex_to_unicode(latex: str, display: bool = False) -> str:
-    """The formula as Unicode; display math may span several lines (matrices, cases, aligned)."""
+    """The formula as Unicode; display math may span several lines (matrices, cases, aligned).
+    Raises `Unconvertible` for a formula it cannot show faithfully."""
+    converted = _cached(latex, display)
+    if isinstance(converted, Unconvertible):
+        raise converted
+    return converted
+
+
+@lru_cache(maxsize=4096)
+def _cached(latex: str, display: bool) -> str | Unconvertible:
+    """Failures are cached too: a reply is rendered again at every width it is laid out at."""
+    try:
+        return _convert(latex, display)
+    except Unconvertible as error:
+        return error
+    except (IndexError, KeyError, TypeError, AttributeError, ValueError) as error:  # model text is untrusted
+        return Unconvertible(f"{type(error).__name__}: {error}")
+
+
+def _convert(latex: str, display: bool) -> str:
     walker = latexwalker.LatexWalker(latex, latex_context=_context(), tolerant_parsing=False)
     try:
         nodes, _, _ = walker.get_latex_nodes(parsing_state=walker.make_parsing_state(in_math_mode=True))

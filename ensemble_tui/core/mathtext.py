@@ -27,6 +27,8 @@ So pylatexenc parses and unicodeit's tables name the symbols; the layout is ours
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ensemble_tui.core.latex_unicode import Unconvertible, latex_to_unicode
@@ -49,16 +51,26 @@ def has_math(markdown: str) -> bool:
 @lru_cache(maxsize=1024)
 def render_math(markdown: str) -> str:
     """`markdown` with its LaTeX math as Unicode text; everything else exactly as it was."""
+    return substitute_math(markdown, latex_to_unicode, DISPLAY_INDENT)
+
+
+FormulaRenderer = Callable[[str, bool], str]
+
+
+def substitute_math(markdown: str, formula: FormulaRenderer, indent: str = "", escape: bool = True) -> str:
+    """`markdown` with each formula replaced by `formula(latex, display)` (display math as lines of
+    its own, each starting with `indent`); a formula it raises `Unconvertible` for is shown as code."""
     if not has_math(markdown):
         return markdown
     lines = markdown.split("\n")
     code = _code_lines(markdown)
+    render = _Substitution(formula, indent, escape)
     out: list[str] = []
     start = 0
     for index in range(len(lines) + 1):
         if index == len(lines) or index in code:
             if start < index:
-                out.append(_render_prose("\n".join(lines[start:index])))
+                out.append(render.prose("\n".join(lines[start:index])))
             if index < len(lines):
                 out.append(lines[index])
             start = index + 1
@@ -78,30 +90,57 @@ def _code_lines(markdown: str) -> set[int]:
     return lines
 
 
-def _render_prose(text: str) -> str:
-    """One run of lines outside code blocks: math converted, code spans skipped."""
-    out: list[str] = []
-    done = 0
-    position = 0
-    while (found := _NEXT.search(text, position)) is not None:
-        at = found.start()
-        char = text[at]
-        if char == "`":
-            position = _after_code_span(text, at)
-            continue
-        span = _math_at(text, at)
-        if span is None:
-            position = at + (2 if char == "\\" else 1)
-            continue
-        end, latex, display = span
-        out.append(text[done:at])
-        converted, block = _converted(text, at, text[at:end], latex, display)
-        out.append(converted)
-        done = position = end
-        if block:  # the text after a display block starts its own line
-            done = position = len(text) - len(text[done:].lstrip(" "))
-    out.append(text[done:])
-    return "".join(out)
+@dataclass(frozen=True)
+class _Substitution:
+    formula: FormulaRenderer
+    indent: str
+    escape: bool
+
+    def prose(self, text: str) -> str:
+        """One run of lines outside code blocks: math converted, code spans skipped."""
+        out: list[str] = []
+        done = 0
+        position = 0
+        while (found := _NEXT.search(text, position)) is not None:
+            at = found.start()
+            char = text[at]
+            if char == "`":
+                position = _after_code_span(text, at)
+                continue
+            span = _math_at(text, at)
+            if span is None:
+                position = at + (2 if char == "\\" else 1)
+                continue
+            end, latex, display = span
+            out.append(text[done:at])
+            converted, block = self.converted(text, at, text[at:end], latex, display)
+            out.append(converted)
+            done = position = end
+            if block:  # the text after a display block starts its own line
+                done = position = len(text) - len(text[done:].lstrip(" "))
+        out.append(text[done:])
+        return "".join(out)
+
+    def converted(self, text: str, at: int, source: str, latex: str, display: bool) -> tuple[str, bool]:
+        """The formula's replacement, and whether it is a block of its own lines."""
+        line_start = text.rfind("\n", 0, at) + 1
+        before = text[line_start:at]
+        prefix = _continuation_prefix(before)
+        if display and ">" in prefix:
+            latex = re.sub(r"\n[ \t]*(?:>[ \t]?)+", "\n", latex)
+        block = display and not before.lstrip().startswith("|")  # a table row stays one line
+        try:
+            rendered = self.formula(latex.strip(), block)
+        except Unconvertible:
+            return _raw(source, latex, block, prefix), block
+        if not block:
+            return self.escaped(rendered.replace("\n", " ")), False
+        blank = prefix.rstrip()
+        rows = "  \n".join(prefix + self.indent + self.escaped(row) for row in rendered.split("\n"))
+        return f"\n{blank}\n{rows}\n{blank}\n{prefix}", True
+
+    def escaped(self, text: str) -> str:
+        return escape_markdown(text) if self.escape else text
 
 
 def _after_code_span(text: str, at: int) -> int:
@@ -142,28 +181,9 @@ def _checked(text: str, start: int, close: int, end: int, display: bool) -> tupl
     if close == -1:
         return None
     latex = text[start:close]
-    if not latex.strip() or "\n\n" in latex or ("\n" in latex and re.search(r"\n[ \t]*\n", latex)):
+    if not latex.strip() or re.search(r"\n[ \t]*\n", latex):  # a blank line ends any formula
         return None
     return end, latex, display
-
-
-def _converted(text: str, at: int, source: str, latex: str, display: bool) -> tuple[str, bool]:
-    """The formula's replacement, and whether it is a block of its own lines."""
-    line_start = text.rfind("\n", 0, at) + 1
-    before = text[line_start:at]
-    prefix = _continuation_prefix(before)
-    if display and ">" in prefix:
-        latex = re.sub(r"\n[ \t]*(?:>[ \t]?)+", "\n", latex)
-    block = display and not before.lstrip().startswith("|")  # a table row stays one line
-    try:
-        rendered = latex_to_unicode(latex.strip(), block)
-    except (Unconvertible, ValueError, IndexError, TypeError, AttributeError):
-        return _raw(source, latex, block, prefix), block
-    if not block:
-        return escape_markdown(rendered.replace("\n", " ")), False
-    blank = prefix.rstrip()
-    rows = "  \n".join(prefix + DISPLAY_INDENT + escape_markdown(row) for row in rendered.split("\n"))
-    return f"\n{blank}\n{rows}\n{blank}\n{prefix}", True
 
 
 def _continuation_prefix(before: str) -> str:

@@ -17,10 +17,13 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
+from ensemble_tui.core.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.sanitize import strip_control
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
+
+__all__ = ["keep_line_breaks"]  # re-exported: the chat's user messages use it
 
 # Above this size a message is shown as plain text, and beyond the display limit it is cut:
 # wrapping 1 MB of text takes about half a second, and a hostile reply must not freeze the app.
@@ -165,26 +168,3 @@ def display_path(path: str | Path) -> str:
 
 def money(usd: float) -> str:
     return f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"
-
-
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-
-
-def keep_line_breaks(text: str) -> str:
-    """Markdown that keeps the writer's line breaks (outside code blocks) as hard breaks.
-
-    People type questions as lines, not paragraphs; plain Markdown would join them.
-    """
-    lines = text.split("\n")
-    in_fence = False
-    out: list[str] = []
-    for index, line in enumerate(lines):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            out.append(line)
-            continue
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if not in_fence and line.strip() and following.strip() and not _FENCE.match(following):
-            line = line.rstrip() + "  "
-        out.append(line)
-    return "\n".join(out)
