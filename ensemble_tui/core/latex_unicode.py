@@ -63,6 +63,8 @@ ACCENTS = {
     "overline": "\u0305", "underline": "\u0332", "dot": "\u0307", "ddot": "\u0308", "vec": "\u20d7",
     "check": "\u030c", "breve": "\u0306", "acute": "\u0301", "grave": "\u0300", "mathring": "\u030a",
 }
+OPENERS = {"langle", "lVert", "lvert", "lfloor", "lceil", "lbrace", "lbrack", "{"}
+CLOSERS = {"rangle", "rVert", "rvert", "rfloor", "rceil", "rbrace", "rbrack", "}"}
 _EVERY_CHAR_ACCENTS = {"bar", "overline", "underline"}
 MATRICES = {"matrix": "", "smallmatrix": "", "array": "", "pmatrix": "()", "bmatrix": "[]", "Bmatrix": "{}",
             "vmatrix": "||", "Vmatrix": "‖‖"}
@@ -72,6 +74,7 @@ GATHERED = {"gathered", "gather", "gather*", "equation", "equation*", "multline"
 
 _ONE = {"sqrt": "[{", "pmod": "{", "tag": "*{", "label": "{", "phantom": "{", "hphantom": "{", "vphantom": "{",
         "color": "{", "boxed": "{", "underbrace": "{", "overbrace": "{", "substack": "{", "not": ""}
+_FRACTIONS = {"frac", "dfrac", "tfrac", "cfrac"}
 _TWO = {"frac", "dfrac", "tfrac", "cfrac", "binom", "dbinom", "tbinom", "overset", "underset", "stackrel", "textcolor"}
 
 
@@ -133,7 +136,8 @@ def _convert(latex: str, display: bool) -> str:
     return _join(tokens)
 
 
-# A token is (kind, value): kind "t" text, "_"/"^" script marks, "&" column, "row", "box", "delim".
+# A token is (kind, value): kind "t" text, "_"/"^" script marks, "&" column, "row", "box", "infix"
+# (`\choose`), and "left"/"right"/"delim": a bracket (as tall as a box beside it in display math).
 Token = tuple[str, object]
 
 
@@ -147,19 +151,11 @@ class _Converter:
         for node in nodes or []:
             produced = self._node(node, top)
             if pending and produced:
-                kind, value = produced[0]
-                if kind == "t" and isinstance(value, str) and value.strip():
-                    value = value.lstrip()
-                    head, rest = value[0], value[1:]
-                    first: Token = ("delim", "" if head == "." else head)
-                    if pending == "not":
-                        first = ("t", unicodedata.normalize("NFC", head + "\u0338"))
-                    produced = [first, ("t", rest), *produced[1:]]
-                    pending = None
+                produced, pending = _apply_pending(pending, produced), None
             if isinstance(node, latexwalker.LatexMacroNode) and node.macroname in ("left", "right", "middle", "not"):
-                pending = "not" if node.macroname == "not" else "left"
+                pending = node.macroname
             out.extend(produced)
-        return _attach_scripts(out)
+        return _infix(_space_fractions(_attach_scripts(_tidy_spaces(out))))
 
     def text(self, nodes: list | None) -> str:
         return _join(self.tokens(nodes, top=False))
@@ -194,8 +190,14 @@ class _Converter:
         space = [("t", " ")] if node.macro_post_space and name.isalpha() else []
         if name == "\\":
             return [("row", "")]
+        if name in ("choose", "over", "atop"):
+            return [("infix", name)]
+        if name in OPENERS:
+            return [("left", SYMBOLS[name])]
+        if name in CLOSERS:
+            return [("right", SYMBOLS[name]), *space]
         if name in SYMBOLS:
-            return [("t", SYMBOLS[name]), *space]
+            return [("t", SYMBOLS[name]), *(space if name != "partial" else [])]
         if name in FUNCTIONS:
             return [("t", name), *space]
         if name in IGNORED or name in ("label", "vphantom", "color", "not"):
@@ -209,11 +211,11 @@ class _Converter:
             return [("t", _plain_text(args[0], self))]
         if name in ACCENTS:
             return [("t", _accent(name, texts[0]))]
-        return [("t", self._structure(name, texts))]
+        return [("frac" if name in _FRACTIONS else "t", self._structure(name, texts))]
 
     def _structure(self, name: str, texts: list[str]) -> str:
-        if name in ("frac", "dfrac", "tfrac", "cfrac"):
-            return f"{bracketed(texts[0])}/{bracketed(texts[1])}"
+        if name in _FRACTIONS:
+            return f"{bracketed(texts[0])}/{denominator(texts[1])}"
         if name in ("binom", "dbinom", "tbinom"):
             return f"({texts[0]} choose {texts[1]})"
         if name == "sqrt":
@@ -265,6 +267,19 @@ class _Converter:
         raise Unconvertible(f"\\begin{{{name}}}")
 
 
+def _apply_pending(pending: str, produced: list[Token]) -> list[Token]:
+    """The symbol after `\\left`/`\\right`/`\\middle` is a bracket; after `\\not`, it is struck through."""
+    kind, value = produced[0]
+    if not isinstance(value, str) or kind not in ("t", "left", "right") or not value.strip():
+        return produced
+    value = value.lstrip()
+    head, rest = value[0], value[1:]
+    if pending == "not":
+        return [("t", unicodedata.normalize("NFC", head + "\u0338") + rest), *produced[1:]]
+    tag = "delim" if pending == "middle" else pending
+    return [(tag, "" if head == "." else head), *([("t", rest)] if rest else []), *produced[1:]]
+
+
 def _chars(chars: str) -> list[Token]:
     out: list[Token] = []
     for char in chars:
@@ -288,14 +303,58 @@ def _attach_scripts(tokens: list[Token]) -> list[Token]:
             index += 1
             while index < len(tokens) and tokens[index] == ("t", " "):
                 index += 1
-            content = str(tokens[index][1]) if index < len(tokens) and tokens[index][0] == "t" else ""
+            takes = index < len(tokens) and tokens[index][0] in ("t", "frac", "left", "right", "delim")
+            content = str(tokens[index][1]) if takes else ""
             while out and out[-1] == ("t", " "):
                 out.pop()
+            if out and out[-1][0] == "frac":  # (a/b)²
+                out[-1] = ("t", f"({out[-1][1]})")
             out.append(("t", script(kind, content)))
         else:
             out.append((kind, value))
         index += 1
     return out
+
+
+def _tidy_spaces(tokens: list[Token]) -> list[Token]:
+    """One space where the source had several (`x \\, p`), none inside brackets (`\\langle u \\rangle`)."""
+    out: list[Token] = []
+    for token in tokens:
+        if token == ("t", " ") and (not out or out[-1] == ("t", " ") or out[-1][0] == "left"):
+            continue
+        if token[0] == "right" and out and out[-1] == ("t", " "):
+            out.pop()
+        out.append(token)
+    return out
+
+
+def _space_fractions(tokens: list[Token]) -> list[Token]:
+    """`1/n ∑ᵢ xᵢ`, `2 a/b`: a fraction written next to a term gets a space, so `/` binds visibly."""
+    out: list[Token] = []
+    for index, token in enumerate(tokens):
+        if token[0] == "frac" and out and _touches(str(out[-1][1])[-1:], _OPENING):
+            out.append(("t", " "))
+        out.append(token)
+        following = str(tokens[index + 1][1])[:1] if index + 1 < len(tokens) else ""
+        if token[0] == "frac" and _touches(following, _CLOSING):
+            out.append(("t", " "))
+    return out
+
+
+def _touches(char: str, brackets: str) -> bool:
+    """Is `char` a term that would read as part of a fraction beside it (not a space, operator or bracket)?"""
+    return bool(char) and char not in _OPERATORS and char not in brackets and not unicodedata.combining(char)
+
+
+def _infix(tokens: list[Token]) -> list[Token]:
+    """`{n \\choose k}`, `{a \\over b}`: the group's two sides around the command."""
+    for index, (kind, name) in enumerate(tokens):
+        if kind == "infix":
+            left, right = _join(tokens[:index]), _join(tokens[index + 1 :])
+            if name == "choose":
+                return [("t", f"({left} choose {right})")]
+            return [("t", f"{bracketed(left)}/{denominator(right)}" if name == "over" else f"{left}; {right}")]
+    return tokens
 
 
 def _split(tokens: list[Token], kind: str) -> list[list[Token]]:
@@ -321,7 +380,7 @@ def _boxes(tokens: list[Token]) -> list[Box]:
     boxes: list[Box] = []
     line = ""
     for kind, value in tokens:
-        if isinstance(value, Box) or (kind == "delim" and height > 1):
+        if isinstance(value, Box) or (kind in ("left", "right", "delim") and height > 1):
             if line:
                 boxes.append(Box([line]))
                 line = ""
@@ -338,6 +397,9 @@ def _boxes(tokens: list[Token]) -> list[Box]:
 SUPERSCRIPTS = {key[1:]: char for key, char in unicodeit.data.SUBSUPERSCRIPTS if key[0] == "^" and key != "^V"}
 SUPERSCRIPTS.update({"i": "ⁱ", "⊤": "ᵀ", "∗": "*", "*": "*", "′": "′", "†": "†", "∘": "°", "−": "⁻", "n": "ⁿ"})
 SUBSCRIPTS = {key[1:]: char for key, char in unicodeit.data.SUBSUPERSCRIPTS if key[0] == "_"}
+for _odd in ("<", ">", "."):  # modifier arrowheads and a syllabic dot: not read as scripts
+    SUPERSCRIPTS.pop(_odd, None)
+    SUBSCRIPTS.pop(_odd, None)
 _SCRIPT_PASSTHROUGH = set("*′†")
 
 
@@ -351,7 +413,7 @@ def script(kind: str, content: str) -> str:
     table = SUPERSCRIPTS if kind == "^" else SUBSCRIPTS
     if all(char in table for char in content):
         return "".join(table[char] for char in content)
-    return f"{kind}{content}" if width(content) == 1 else f"{kind}({content})"
+    return f"{kind}{content}" if width(content) == 1 or _one_group(content) else f"{kind}({content})"
 
 
 def _fonted(font: str, text: str) -> str:
@@ -411,6 +473,30 @@ def _is_atom(text: str) -> bool:
 
 def bracketed(text: str) -> str:
     return text if _is_atom(text) else f"({text})"
+
+
+def denominator(text: str) -> str:
+    """Bare only if it is one factor (`n`, `QKᵀ`, `√dₖ`, `P(B)`): `n!/(k!(n-k)!)`, not `n!/k!(n-k)!`."""
+    body = text.lstrip("√∛∜")
+    name = 0
+    while name < len(body) and body[name] not in _OPENING and body[name] not in _OPERATORS and body[name] != "!":
+        name += 1
+    return text if body and (name == len(body) or _one_group(body[name:])) else f"({text})"
+
+
+def _one_group(text: str) -> bool:
+    """`(a, b)` but not `(a)(b)` or `(a)!`: one bracketed group and nothing after it."""
+    if not text or text[0] not in _OPENING:
+        return False
+    depth = 0
+    for index, char in enumerate(text):
+        if char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+            if depth == 0:
+                return index == len(text) - 1
+    return False
 
 
 def width(text: str) -> int:
