@@ -98,7 +98,9 @@ def _as_page(session: SessionData) -> SessionData:
     below the transcript's "## Reply"."""
     history = [
         message.model_copy(
-            update={"text": keep_line_breaks(message.text) if message.role == "user" else nest_headings(message.text, 2)}
+            update={
+                "text": keep_line_breaks(message.text) if message.role == "user" else nest_headings(message.text, 2)
+            }
         )
         for message in session.history
     ]

@@ -15,72 +15,42 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-import unicodeit.data
 from pylatexenc import latexwalker, macrospec
 
 from ensemble_tui.core.latex_layout import Box, delimiter_column, hstack, layout_rows
+from ensemble_tui.core.latex_symbols import (
+    ACCENTS,
+    ALIGNED,
+    CASES,
+    CLOSERS,
+    CLOSING,
+    FONT_ALIAS,
+    FONTS,
+    FRACTIONS,
+    FUNCTIONS,
+    GATHERED,
+    IGNORED,
+    MATRICES,
+    ONE_ARGUMENT,
+    OPENERS,
+    OPENING,
+    OPERATORS,
+    PLAIN_TEXT,
+    SYMBOLS,
+    TWO_ARGUMENTS,
+    UPRIGHT,
+    accent,
+    bracketed,
+    denominator,
+    fonted,
+    is_atom,
+    script,
+    width,
+)
 
 
 class Unconvertible(ValueError):
     """The formula uses something this converter cannot show faithfully."""
-
-
-def _symbols() -> dict[str, str]:
-    simple = {name[1:]: char for name, char in unicodeit.data.REPLACEMENTS if name[1:].isalpha() and "{" not in name}
-    simple.update(
-        {
-            "langle": "⟨", "rangle": "⟩", "lVert": "‖", "rVert": "‖", "Vert": "‖", "lvert": "|", "rvert": "|",
-            "vert": "|", "star": "⋆", "ast": "∗", "dots": "…", "ldots": "…", "cdots": "⋯", "vdots": "⋮",
-            "ddots": "⋱", "lbrace": "{", "rbrace": "}", "lbrack": "[", "rbrack": "]", "setminus": "∖",
-            "colon": ":", "emptyset": "∅", "varnothing": "∅", "epsilon": "ϵ", "varepsilon": "ε", "mid": "|",
-            "bmod": " mod ", "And": "&", "iff": "⟺", "implies": "⟹", "impliedby": "⟸", "gets": "←",
-            "quad": "  ", "qquad": "    ", "cdotp": "·", "lnot": "¬", "neg": "¬", "ell": "ℓ",
-        }
-    )
-    simple.update({"{": "{", "}": "}", "|": "‖", "%": "%", "&": "&", "$": "$", "#": "#", "_": "_", ",": " "})
-    simple.update({";": " ", ":": " ", ">": " ", " ": " ", "!": "", "/": "", "\\": "\n"})
-    return simple
-
-
-SYMBOLS = _symbols()
-# Letters in a font: unicodeit keys them as `\mathbb{R}`, `\mathbf{\alpha}`.
-_FONTED = {name: char for name, char in unicodeit.data.REPLACEMENTS if "{" in name}
-_MACRO_OF_CHAR = {char: name for name, char in SYMBOLS.items() if len(char) == 1 and name.isalpha()}
-FONTS = {"mathbb", "mathbf", "mathcal", "mathfrak", "mathscr", "mathsf", "mathtt", "mathit", "boldsymbol", "bm"}
-_FONT_ALIAS = {"boldsymbol": "mathbf", "bm": "mathbf"}
-PLAIN_TEXT = {"text", "textrm", "textit", "textbf", "textsf", "texttt", "emph", "mbox", "textnormal", "hbox"}
-UPRIGHT = {"mathrm", "operatorname", "mathop", "mathnormal"}
-FUNCTIONS = set(
-    "log ln lg exp sin cos tan sec csc cot arcsin arccos arctan sinh cosh tanh coth max min sup inf lim "
-    "liminf limsup arg argmax argmin det dim ker deg gcd lcm Pr hom mod Var Cov tr rank diag sgn softmax".split()
-)
-IGNORED = set(
-    "displaystyle textstyle scriptstyle scriptscriptstyle limits nolimits nonumber notag big Big bigg Bigg "
-    "bigl bigr Bigl Bigr biggl biggr Biggl Biggr strut mathstrut left right middle".split()
-)
-ACCENTS = {
-    "hat": "\u0302", "widehat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303", "bar": "\u0304",
-    "overline": "\u0305", "underline": "\u0332", "dot": "\u0307", "ddot": "\u0308", "vec": "\u20d7",
-    "check": "\u030c", "breve": "\u0306", "acute": "\u0301", "grave": "\u0300", "mathring": "\u030a",
-}
-OPENERS = {"langle", "lVert", "lvert", "lfloor", "lceil", "lbrace", "lbrack", "{"}
-CLOSERS = {"rangle", "rVert", "rvert", "rfloor", "rceil", "rbrace", "rbrack", "}"}
-_EVERY_CHAR_ACCENTS = {"bar", "overline", "underline"}
-MATRICES = {"matrix": "", "smallmatrix": "", "array": "", "pmatrix": "()", "bmatrix": "[]", "Bmatrix": "{}",
-            "vmatrix": "||", "Vmatrix": "‖‖"}
-CASES = {"cases": "{", "dcases": "{", "rcases": "}"}
-ALIGNED = {"aligned", "align", "align*", "alignat", "alignat*", "split", "eqnarray", "eqnarray*", "flalign"}
-GATHERED = {"gathered", "gather", "gather*", "equation", "equation*", "multline", "multline*", "subequations"}
-
-_ONE = {"sqrt": "[{", "pmod": "{", "tag": "*{", "label": "{", "phantom": "{", "hphantom": "{", "vphantom": "{",
-        "color": "{", "boxed": "{", "underbrace": "{", "overbrace": "{", "substack": "{", "not": ""}
-_FRACTIONS = {"frac", "dfrac", "tfrac", "cfrac"}
-_TWO = {"frac", "dfrac", "tfrac", "cfrac", "binom", "dbinom", "tbinom", "overset", "underset", "stackrel", "textcolor"}
-
-
-# Commands that take arguments are laid out here, never looked up as a bare symbol (unicodeit has `\sqrt` -> √).
-for _name in (*FONTS, *PLAIN_TEXT, *UPRIGHT, *ACCENTS, *_ONE, *_TWO):
-    SYMBOLS.pop(_name, None)
 
 
 @lru_cache(maxsize=1)
@@ -88,8 +58,8 @@ def _context() -> macrospec.LatexContextDb:
     """A math-only parsing context: no text-mode ligatures (`--`, `''`), `&` a column break."""
     one_arg = FONTS | PLAIN_TEXT | UPRIGHT | set(ACCENTS)
     macros = [macrospec.MacroSpec(name, "{") for name in one_arg]
-    macros += [macrospec.MacroSpec(name, spec) for name, spec in _ONE.items()]
-    macros += [macrospec.MacroSpec(name, "{{") for name in _TWO]
+    macros += [macrospec.MacroSpec(name, spec) for name, spec in ONE_ARGUMENT.items()]
+    macros += [macrospec.MacroSpec(name, "{{") for name in TWO_ARGUMENTS]
     environments = [macrospec.EnvironmentSpec(name, "") for name in (*MATRICES, *CASES, *ALIGNED, *GATHERED)]
     environments.append(macrospec.EnvironmentSpec("array", "{"))
     environments.append(macrospec.EnvironmentSpec("alignat", "{"))
@@ -204,23 +174,23 @@ class _Converter:
             return []
         texts = [self._arg(arg) for arg in args]
         if name in FONTS:
-            return [("t", _fonted(_FONT_ALIAS.get(name, name), texts[0]))]
+            return [("t", fonted(FONT_ALIAS.get(name, name), texts[0]))]
         if name in UPRIGHT:
             return [("t", _plain_text(args[0]))]
         if name in PLAIN_TEXT:
             return [("t", _plain_text(args[0], self))]
         if name in ACCENTS:
-            return [("t", _accent(name, texts[0]))]
-        return [("frac" if name in _FRACTIONS else "t", self._structure(name, texts))]
+            return [("t", accent(name, texts[0]))]
+        return [("frac" if name in FRACTIONS else "t", self._structure(name, texts))]
 
     def _structure(self, name: str, texts: list[str]) -> str:
-        if name in _FRACTIONS:
+        if name in FRACTIONS:
             return f"{bracketed(texts[0])}/{denominator(texts[1])}"
         if name in ("binom", "dbinom", "tbinom"):
             return f"({texts[0]} choose {texts[1]})"
         if name == "sqrt":
             root = {"": "√", "2": "√", "3": "∛", "4": "∜"}.get(texts[0]) or script("^", texts[0]) + "√"
-            return root + (texts[1] if _is_atom(texts[1]) else f"({texts[1]})")
+            return root + (texts[1] if is_atom(texts[1]) else f"({texts[1]})")
         if name in ("overset", "stackrel"):
             return texts[1] + script("^", texts[0])
         if name == "underset":
@@ -320,7 +290,7 @@ def _tidy_spaces(tokens: list[Token]) -> list[Token]:
     """One space where the source had several (`x \\, p`), none inside brackets (`\\langle u \\rangle`)."""
     out: list[Token] = []
     for token in tokens:
-        if token == ("t", " ") and (not out or out[-1] == ("t", " ") or out[-1][0] == "left"):
+        if token == ("t", " ") and (not out or str(out[-1][1]).endswith(" ") or out[-1][0] == "left"):
             continue
         if token[0] == "right" and out and out[-1] == ("t", " "):
             out.pop()
@@ -332,18 +302,18 @@ def _space_fractions(tokens: list[Token]) -> list[Token]:
     """`1/n ∑ᵢ xᵢ`, `2 a/b`: a fraction written next to a term gets a space, so `/` binds visibly."""
     out: list[Token] = []
     for index, token in enumerate(tokens):
-        if token[0] == "frac" and out and _touches(str(out[-1][1])[-1:], _OPENING):
+        if token[0] == "frac" and out and _touches(str(out[-1][1])[-1:], OPENING):
             out.append(("t", " "))
         out.append(token)
         following = str(tokens[index + 1][1])[:1] if index + 1 < len(tokens) else ""
-        if token[0] == "frac" and _touches(following, _CLOSING):
+        if token[0] == "frac" and _touches(following, CLOSING):
             out.append(("t", " "))
     return out
 
 
 def _touches(char: str, brackets: str) -> bool:
     """Is `char` a term that would read as part of a fraction beside it (not a space, operator or bracket)?"""
-    return bool(char) and char not in _OPERATORS and char not in brackets and not unicodedata.combining(char)
+    return bool(char) and char not in OPERATORS and char not in brackets and not unicodedata.combining(char)
 
 
 def _infix(tokens: list[Token]) -> list[Token]:
@@ -368,10 +338,13 @@ def _split(tokens: list[Token], kind: str) -> list[list[Token]]:
 
 
 def _join(tokens: list[Token]) -> str:
-    """Tokens on one line; boxes (display environments met inside a group) flattened."""
-    return "".join(
-        "; ".join(value.lines) if isinstance(value, Box) else str(value) for kind, value in tokens if kind != "&"
-    ).strip()
+    """Tokens on one line: rows (`\\\\`) separated by "; ", boxes (display environments met inside a
+    group) flattened the same way."""
+    rows = [
+        "".join("; ".join(value.lines) if isinstance(value, Box) else str(value) for kind, value in row if kind != "&")
+        for row in _split(tokens, "row")
+    ]
+    return "; ".join(row.strip() for row in rows if row.strip())
 
 
 def _boxes(tokens: list[Token]) -> list[Box]:
@@ -394,37 +367,6 @@ def _boxes(tokens: list[Token]) -> list[Box]:
     return boxes
 
 
-SUPERSCRIPTS = {key[1:]: char for key, char in unicodeit.data.SUBSUPERSCRIPTS if key[0] == "^" and key != "^V"}
-SUPERSCRIPTS.update({"i": "ⁱ", "⊤": "ᵀ", "∗": "*", "*": "*", "′": "′", "†": "†", "∘": "°", "−": "⁻", "n": "ⁿ"})
-SUBSCRIPTS = {key[1:]: char for key, char in unicodeit.data.SUBSUPERSCRIPTS if key[0] == "_"}
-for _odd in ("<", ">", "."):  # modifier arrowheads and a syllabic dot: not read as scripts
-    SUPERSCRIPTS.pop(_odd, None)
-    SUBSCRIPTS.pop(_odd, None)
-_SCRIPT_PASSTHROUGH = set("*′†")
-
-
-def script(kind: str, content: str) -> str:
-    """A sub- or superscript: Unicode when every character has a form, else `_x`, `_(xy)`."""
-    content = content.replace(" ", "")
-    if not content:
-        return ""
-    if kind == "^" and set(content) <= _SCRIPT_PASSTHROUGH:
-        return content
-    table = SUPERSCRIPTS if kind == "^" else SUBSCRIPTS
-    if all(char in table for char in content):
-        return "".join(table[char] for char in content)
-    return f"{kind}{content}" if width(content) == 1 or _one_group(content) else f"{kind}({content})"
-
-
-def _fonted(font: str, text: str) -> str:
-    out = []
-    for char in text:
-        macro = _MACRO_OF_CHAR.get(char)
-        keys = [f"\\{font}{{{char}}}"] + ([f"\\{font}{{\\{macro}}}"] if macro else [])
-        out.append(next((_FONTED[key] for key in keys if key in _FONTED), char))
-    return "".join(out)
-
-
 def _plain_text(arg: object | None, converter: _Converter | None = None) -> str:
     """`\\text{if } x`: words as written, spaces kept; math inside (`$x$`) converted."""
     if arg is None:
@@ -443,61 +385,3 @@ def _plain_text(arg: object | None, converter: _Converter | None = None) -> str:
         else:
             raise Unconvertible(node.latex_verbatim())
     return "".join(parts)
-
-
-def _accent(name: str, text: str) -> str:
-    mark = ACCENTS[name]
-    if width(text) == 1:
-        return text + mark
-    if name in _EVERY_CHAR_ACCENTS:
-        return "".join(char + (mark if not unicodedata.combining(char) else "") for char in text)
-    return f"{name.removeprefix('wide')}({text})"
-
-
-_OPERATORS = set("+-−=<>±∓,;/·⋅×÷≤≥≠≈∼∝∈∉⊂⊆→←↦⇒⇔⟹⟺|∣:∘⊗⊕⊙∧∨∩∪") | {" "}
-_OPENING, _CLOSING = "([{⟨⌊⌈", ")]}⟩⌋⌉"
-
-
-def _is_atom(text: str) -> bool:
-    """No operator or space outside brackets: safe to write before `/` or after `√` bare."""
-    depth = 0
-    for char in text:
-        if char in _OPENING:
-            depth += 1
-        elif char in _CLOSING:
-            depth -= 1
-        elif depth == 0 and char in _OPERATORS:
-            return False
-    return bool(text)
-
-
-def bracketed(text: str) -> str:
-    return text if _is_atom(text) else f"({text})"
-
-
-def denominator(text: str) -> str:
-    """Bare only if it is one factor (`n`, `QKᵀ`, `√dₖ`, `P(B)`): `n!/(k!(n-k)!)`, not `n!/k!(n-k)!`."""
-    body = text.lstrip("√∛∜")
-    name = 0
-    while name < len(body) and body[name] not in _OPENING and body[name] not in _OPERATORS and body[name] != "!":
-        name += 1
-    return text if body and (name == len(body) or _one_group(body[name:])) else f"({text})"
-
-
-def _one_group(text: str) -> bool:
-    """`(a, b)` but not `(a)(b)` or `(a)!`: one bracketed group and nothing after it."""
-    if not text or text[0] not in _OPENING:
-        return False
-    depth = 0
-    for index, char in enumerate(text):
-        if char in _OPENING:
-            depth += 1
-        elif char in _CLOSING:
-            depth -= 1
-            if depth == 0:
-                return index == len(text) - 1
-    return False
-
-
-def width(text: str) -> int:
-    return sum(0 if unicodedata.combining(char) else 1 for char in text)

@@ -142,7 +142,8 @@ def turn_report(record: TurnRecord, page: bool = False) -> list[ReportSection]:
     if debate := by_kind.get("debate"):
         sections.append(
             ReportSection(
-                "Debate rounds", _texts(debate, lambda a: f"Agent {a.data.get('agent')} ({a.author}) · round {a.round}", page)
+                "Debate rounds",
+                _texts(debate, lambda a: f"Agent {a.data.get('agent')} ({a.author}) · round {a.round}", page),
             )
         )
     reviews = by_kind.get("ranking", []) + by_kind.get("critique", [])
