@@ -84,7 +84,7 @@ def latex_to_unicode(latex: str, display: bool = False) -> str:
 def _cached(latex: str, display: bool) -> str | Unconvertible:
     """Failures are cached too: a reply is rendered again at every width it is laid out at."""
     try:
-        return _convert(latex, display)
+        return unicodedata.normalize("NFC", _convert(latex, display))  # ŷ as one character where Unicode has it
     except Unconvertible as error:
         return error
     except (IndexError, KeyError, TypeError, AttributeError, ValueError) as error:  # model text is untrusted
