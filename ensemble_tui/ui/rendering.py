@@ -34,6 +34,20 @@ CODE_THEME = "monokai"
 
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+")
 
+# LaTeX math in Markdown shown as Unicode text (core/mathtext.py) or raw; the app's toggle sets it.
+# Renderables already made keep the form they were made with: rebuild them after a switch.
+_math_rendering = True
+
+
+def set_math_rendering(on: bool) -> None:
+    """Show LaTeX math as Unicode text (True) or as the raw LaTeX the model wrote (False)."""
+    global _math_rendering
+    _math_rendering = on
+
+
+def math_rendering() -> bool:
+    return _math_rendering
+
 
 def plain(text: str) -> Text:
     """Text shown exactly as written: no markup, no control characters."""
@@ -118,10 +132,15 @@ def _formatted(clean: str) -> RenderableType:
 
 
 def _parse_markdown(clean: str) -> Markdown:
-    """Rich Markdown with links as plain text. Imported here, on first use: `rich.markdown`
-    pulls in markdown_it and pygments (~40 ms), which an empty chat does not need to start."""
+    """Rich Markdown with links as plain text (and math as text when that is on). Imported here,
+    on first use: `rich.markdown` pulls in markdown_it and pygments (~40 ms), which an empty chat
+    does not need to start; the math converter (~35 ms) waits for the first text with a `$`."""
     from rich.markdown import Markdown
 
+    if _math_rendering and ("$" in clean or "\\(" in clean or "\\[" in clean):  # mathtext.has_math, unimported
+        from ensemble_tui.core.mathtext import render_math
+
+        clean = render_math(clean)
     return Markdown(clean, code_theme=CODE_THEME, hyperlinks=False)
 
 
