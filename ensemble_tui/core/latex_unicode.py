@@ -87,7 +87,7 @@ def _cached(latex: str, display: bool) -> str | Unconvertible:
         return unicodedata.normalize("NFC", _convert(latex, display))  # ŷ as one character where Unicode has it
     except Unconvertible as error:
         return error
-    except (IndexError, KeyError, TypeError, AttributeError, ValueError) as error:  # model text is untrusted
+    except (IndexError, KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:  # untrusted text
         return Unconvertible(f"{type(error).__name__}: {error}")
 
 

@@ -44,6 +44,7 @@ _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>|~&#])")
 _NEXT = re.compile(r"[`$\\]")
 _QUOTE = re.compile(r"[ \t]*(?:>[ \t]?)*")
 _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_BLANK_LINE = re.compile(r"(\n[ \t]*\n)")
 _FENCE_OR_INDENT = re.compile(r"^(?: {0,3}(?:```|~~~)| {4}|\t)", re.MULTILINE)
 
 
@@ -73,8 +74,9 @@ def substitute_math(markdown: str, formula: FormulaRenderer, indent: str = "", e
     start = 0
     for index in range(len(lines) + 1):
         if index == len(lines) or index in code:
-            if start < index:
-                out.append(render.prose("\n".join(lines[start:index])))
+            if start < index:  # a blank line ends any formula: each paragraph is scanned alone
+                parts = _BLANK_LINE.split("\n".join(lines[start:index]))
+                out.append("".join(part if number % 2 else render.prose(part) for number, part in enumerate(parts)))
             if index < len(lines):
                 out.append(lines[index])
             start = index + 1
@@ -111,13 +113,14 @@ class _Substitution:
         out: list[str] = []
         done = 0
         position = 0
+        closers = _Closers(text)
         while (found := _NEXT.search(text, position)) is not None:
             at = found.start()
             char = text[at]
             if char == "`":
                 position = _after_code_span(text, at)
                 continue
-            span = _math_at(text, at)
+            span = _math_at(text, at, closers)
             if span is None:
                 position = at + (2 if char == "\\" else 1)
                 continue
@@ -166,16 +169,33 @@ def _after_code_span(text: str, at: int) -> int:
     return run
 
 
-def _math_at(text: str, at: int) -> tuple[int, str, bool] | None:
+class _Closers:
+    """`text.find` that remembers: in a paragraph of many `\\(` and no `\\)` (a hostile reply), each
+    opener would search to the end again, and the scan would take quadratic time."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: dict[str, tuple[int, int]] = {}
+
+    def find(self, closer: str, start: int) -> int:
+        searched_from, at = self.found.get(closer, (len(self.text) + 1, -1))
+        if searched_from <= start and (at == -1 or at >= start):
+            return at
+        at = self.text.find(closer, start)
+        self.found[closer] = (start, at)
+        return at
+
+
+def _math_at(text: str, at: int, closers: _Closers) -> tuple[int, str, bool] | None:
     """(end, latex, display) for the formula opening at `at`, or None if it is not one."""
     if text.startswith(("\\(", "\\["), at):
         closer = "\\)" if text[at + 1] == "(" else "\\]"
-        close = text.find(closer, at + 2)
+        close = closers.find(closer, at + 2)
         return _checked(text, at + 2, close, close + 2, display=closer == "\\]")
     if text[at] != "$" or (at > 0 and text[at - 1] == "\\"):
         return None
     if text.startswith("$$", at):
-        close = text.find("$$", at + 2)
+        close = closers.find("$$", at + 2)
         return _checked(text, at + 2, close, close + 2, display=True)
     if at + 1 >= len(text) or text[at + 1].isspace() or (at > 0 and text[at - 1].isalnum()):
         return None
@@ -191,7 +211,7 @@ def _checked(text: str, start: int, close: int, end: int, display: bool) -> tupl
     if close == -1:
         return None
     latex = text[start:close]
-    if not latex.strip() or re.search(r"\n[ \t]*\n", latex):  # a blank line ends any formula
+    if not latex.strip():
         return None
     return end, latex, display
 

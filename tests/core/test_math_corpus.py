@@ -121,3 +121,10 @@ def test_has_math_is_a_cheap_first_look():
     assert has_math("with $x$") and has_math(r"with \(x\)") and has_math(r"with \[x\]")
     assert not has_math("plain text, (parentheses) and [brackets]")
     assert render_math("plain text") == "plain text"
+
+
+def test_hostile_math_is_shown_raw_and_never_stops_the_rendering():
+    nested = "$" + "\\sqrt{" * 2000 + "x" + "}" * 2000 + "$"
+    assert render_math(nested) == f"`{nested}`"  # too deep to parse: raw, as code
+    unclosed = "\\( " * 20000 + "and $$ never closed"
+    assert render_math(unclosed) == unclosed
