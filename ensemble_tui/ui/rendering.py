@@ -17,13 +17,11 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
-from ensemble_tui.core.markdown_blocks import keep_line_breaks
+from ensemble_tui.core.markdown_blocks import keep_line_breaks as keep_line_breaks  # re-exported: now in core, for the HTML export too
 from ensemble_tui.core.sanitize import strip_control
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
-
-__all__ = ["keep_line_breaks"]  # re-exported: the chat's user messages use it
 
 # Above this size a message is shown as plain text, and beyond the display limit it is cut:
 # wrapping 1 MB of text takes about half a second, and a hostile reply must not freeze the app.
