@@ -17,7 +17,8 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
-from ensemble_tui.core.markdown_blocks import keep_line_breaks as keep_line_breaks  # re-exported: now in core, for the HTML export too
+# keep_line_breaks moved to core (the HTML export uses it too); the chat still imports it from here.
+from ensemble_tui.core.markdown_blocks import keep_line_breaks as keep_line_breaks
 from ensemble_tui.core.sanitize import strip_control
 
 if TYPE_CHECKING:
