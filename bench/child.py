@@ -23,6 +23,7 @@ from bench.probes import FrameProbe, LagMonitor, memory_mb, percentile
 from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.home import seed_home
 from ensemble_tui.core.session_store import SessionStore
+from ensemble_tui.ui.rendering import set_math_rendering
 
 KEY_INTERVAL_S = 0.1  # a fast typist: ten keys a second
 KEY_TAIL = 6  # a key has arrived when the focused widget's text ends with the last KEY_TAIL letters typed
@@ -34,7 +35,10 @@ def open_chat(args: dict[str, Any]) -> dict[str, Any]:
     """Row 2: from opening the session to the first frame that shows the newest reply's end.
 
     The app is built outside the event loop, as `ensemble-tui` builds it before `app.run()`.
+    `math`: LaTeX shown as text (the default) or raw; the math converter is not imported before
+    the clock starts, as the app imports it only for the first reply with math.
     """
+    set_math_rendering(args.get("math", True))
     home = Path(args["home"])
     needle = marker(args["turns"])
     started = time.perf_counter()

@@ -69,16 +69,37 @@ def reply_text(number: int | str, size: int = REPLY_BYTES) -> str:
     return text + f"\n\nEnd of reply {number}: {marker(number)}\n"
 
 
+# Formulas as models write them (tests/data/math_corpus.json has more); `{n}` makes each reply's
+# formulas differ from every other reply's, so no converted formula is reused from a cache.
+MATH_LINES = (
+    "Scaled dot-product attention is $\\mathrm{{softmax}}\\left(\\frac{{QK^T}}{{\\sqrt{{d_{{{n}}}}}}}\\right)V$, "
+    "with $\\alpha_{{{n}}}+\\beta = 1$ and a cost of $5 and $10 per run.",
+    "$$\\mathcal{{L}}_{{{n}}} = -\\sum_{{i=1}}^{{N}} y_i \\log \\hat{{y}}_i + \\lambda \\|w\\|_2^2$$",
+    "The update is \\(\\theta_{{t+{n}}} = \\theta_t - \\eta \\nabla_\\theta L(\\theta_t)\\) and "
+    "$\\mathbb{{E}}_{{x \\sim p}}[f(x)] \\le {n}$.",
+    "$$\\begin{{pmatrix}} a_{{{n}}} & b \\\\ c & d \\end{{pmatrix}} \\begin{{cases}} 1 & x > {n} \\\\ 0 & "
+    "\\text{{otherwise}} \\end{{cases}}$$",
+)
+
+
+def math_reply_text(number: int | str, size: int = REPLY_BYTES) -> str:
+    """`reply_text` with LaTeX in it: eight formulas (inline, display, a matrix, cases) up front."""
+    math = "\n\n".join(line.format(n=f"{number}{copy}") for copy in (0, 1) for line in MATH_LINES)
+    return math + "\n\n" + reply_text(number, size - len(math))
+
+
 def question_text(number: int) -> str:
     return f"Question {number}: what does section {number % 9 + 1} say about the aggregator, and why?"
 
 
-def long_session(turns: int, pdf: Path | None, seed: int = 7) -> SessionData:
-    """A chat of `turns` answered questions, with model outputs and a resubmission like a real one."""
+def long_session(turns: int, pdf: Path | None, seed: int = 7, math: bool = False) -> SessionData:
+    """A chat of `turns` answered questions, with model outputs and a resubmission like a real one;
+    `math`: every reply holds LaTeX (math_reply_text)."""
     history: list[ChatMessage] = []
+    make_reply = math_reply_text if math else reply_text
     for number in range(1, turns + 1):
         history.append(ChatMessage(role="user", text=question_text(number)))
-        history.append(ChatMessage(role="assistant", text=reply_text(number), sources=["https://example.org/paper"]))
+        history.append(ChatMessage(role="assistant", text=make_reply(number), sources=["https://example.org/paper"]))
     rng = random.Random(seed)
     outputs = {
         label: ModelOutput(query=question_text(turns), text=reply_text(f"{label[:2]}{rng.randint(0, 99)}"), model="m")

@@ -18,13 +18,16 @@ def shared_pdf(root: Path) -> Path:
     return path if path.exists() else make_pdf(path)
 
 
-def make_home(root: Path, name: str, turns: int = 0, *, last_mode: str = "all", five: bool = True) -> Path:
+def make_home(
+    root: Path, name: str, turns: int = 0, *, last_mode: str = "all", five: bool = True, math: bool = False
+) -> Path:
     """A seeded home with a session of `turns` answered turns on the shared PDF.
 
-    `five`: DeepSeek and OpenRouter are enabled too, so `All` has five proposers.
+    `five`: DeepSeek and OpenRouter are enabled too, so `All` has five proposers. `math`: the
+    replies hold LaTeX.
     """
     home = root / name
-    session = long_session(turns, shared_pdf(root))
+    session = long_session(turns, shared_pdf(root), math=math)
     session.last_mode = last_mode
     session.cost_usd = 0.0
     write_session(home, session)

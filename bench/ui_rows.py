@@ -18,6 +18,7 @@ from bench.table import Row, error_row, millis, ratio, seconds, verdict
 OPEN_TURNS = 200
 OPEN_GOAL_S = 1.0
 RSS_GOAL_MB = 250.0
+MATH_GOAL = 1.10  # showing LaTeX as text may slow opening a math-heavy chat by 10 % at most (issue 16)
 APPEND_SIZES = (50, 200, 1000)
 APPEND_GOAL_S = 0.100
 FLAT_GOAL = 1.5
@@ -83,6 +84,35 @@ def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: floa
             verdict(app_mb <= RSS_GOAL_MB),
             "VmHWM of the process at that frame (interpreter and imports included)",
         ),
+    ]
+
+
+def opening_math(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
+    """Row 2.c: open a 200-turn chat whose every reply holds LaTeX, with math shown as text
+    against the same chat shown raw; runs interleaved so the machine's load hits both alike."""
+    home = make_home(root, "openmath", OPEN_TURNS, math=True)
+    args = {"home": str(home), "turns": OPEN_TURNS, "env": env, "app": "app"}
+    shown: list[float] = []
+    raw: list[float] = []
+    try:
+        for _ in range(max(repeats, 3)):
+            shown.append(run_child("open", {**args, "math": True}, 60)["seconds"])
+            raw.append(run_child("open", {**args, "math": False}, 60)["seconds"])
+    except Exception as exc:
+        return [error_row("2.c", "open a 200-turn math chat: math as text", exc)]
+    shown_s, raw_s = statistics.median(shown), statistics.median(raw)
+    return [
+        Row(
+            "2.c",
+            "open a 200-turn math chat: math as text",
+            seconds(shown_s),
+            f"LaTeX raw {seconds(raw_s)}",
+            ratio(shown_s, raw_s),
+            f"<= {MATH_GOAL}",
+            verdict(shown_s <= MATH_GOAL * raw_s),
+            "as 2.a, every reply with eight formulas (inline, display, a matrix, cases), none alike; "
+            f"math as text {', '.join(f'{s:.3f}' for s in shown)} s; raw {', '.join(f'{s:.3f}' for s in raw)} s",
+        )
     ]
 
 
@@ -218,6 +248,7 @@ def run(root: Path, rows: set[str], repeats: int, naive_timeout_s: float) -> lis
     with SimProcess(1.0) as sim:
         if "2" in rows:
             results += opening(root, sim.env, repeats, naive_timeout_s)
+            results += opening_math(root, sim.env, repeats)
         if "3" in rows:
             results += appending(root, sim.env, repeats)
         if "4" in rows:

@@ -1,7 +1,10 @@
 """Exports of a turn or a whole session as JSON, Markdown or one self-contained HTML file.
 
 The HTML has its style inline and loads nothing, so it opens offline; model text is rendered
-from Markdown with raw HTML disabled, so a reply cannot inject markup or scripts.
+from Markdown with raw HTML disabled, so a reply cannot inject markup or scripts. Its LaTeX is
+MathML (drawn by the browser, no script or font to fetch; see core/mathml.py); the Markdown and
+JSON exports keep the LaTeX as written. The page is a document with an outline: a model's own
+headings sit below the report's, a question keeps its line breaks, long URLs wrap.
 """
 
 from __future__ import annotations
@@ -9,12 +12,16 @@ from __future__ import annotations
 import html
 import json
 import re
+import secrets
 from pathlib import Path
 from typing import Literal
 
 from markdown_it import MarkdownIt
 
 from ensemble_tui.core.atomic import atomic_write_text
+from ensemble_tui.core.markdown_blocks import keep_line_breaks, nest_headings
+from ensemble_tui.core.mathml import latex_to_mathml
+from ensemble_tui.core.mathtext import substitute_math
 from ensemble_tui.core.report import report_markdown
 from ensemble_tui.core.runlog import TurnRecord
 from ensemble_tui.core.session import SessionData, render_transcript
@@ -30,6 +37,8 @@ code { font-family: ui-monospace, monospace; font-size: .92em; }
 table { border-collapse: collapse; margin: 1rem 0; font-size: .92em; }
 th, td { border: 1px solid #cfd4da; padding: .3rem .6rem; text-align: left; vertical-align: top; }
 blockquote { border-left: 3px solid #cfd4da; margin-left: 0; padding-left: 1rem; color: #4a5560; }
+p, li, td, th, h1, h2, h3, h4, h5, h6, blockquote { overflow-wrap: anywhere; }
+math[display="block"] { margin: .75rem 0; overflow-x: auto; }
 """
 
 
@@ -38,7 +47,7 @@ def _markdown_renderer() -> MarkdownIt:
 
 
 def render_html(title: str, markdown: str) -> str:
-    body = _markdown_renderer().render(markdown)
+    body = _html_with_mathml(markdown)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
@@ -46,32 +55,73 @@ def render_html(title: str, markdown: str) -> str:
     )
 
 
-def turn_markdown(record: TurnRecord) -> str:
-    return f"# Run report: {record.query}\n\n" + report_markdown(record)
+def _html_with_mathml(markdown: str) -> str:
+    """Markdown to HTML with each formula as MathML. Formulas are swapped for placeholders the
+    Markdown renderer passes through as text, then put back in the text (never inside a tag)."""
+    nonce = secrets.token_hex(6)
+    formulas: list[str] = []
+
+    def placeholder(latex: str, display: bool) -> str:
+        formulas.append(latex_to_mathml(latex, display))
+        return f"mathml{nonce}n{len(formulas) - 1}e"
+
+    body = _markdown_renderer().render(substitute_math(markdown, placeholder, escape=False))
+    if not formulas:
+        return body
+    found = re.compile(rf"mathml{nonce}n(\d+)e")
+    parts = re.split(r"(<[^>]*>)", body)
+    return "".join(part if part.startswith("<") else found.sub(lambda m: formulas[int(m[1])], part) for part in parts)
 
 
-def session_markdown(session: SessionData, turns: list[TurnRecord]) -> str:
-    parts = [render_transcript(session).rstrip()]
+def _title_line(query: str) -> str:
+    """A question in a heading: its first line (a heading cannot hold more)."""
+    lines = query.strip().split("\n")
+    return lines[0].strip() + (" …" if len(lines) > 1 else "")
+
+
+def turn_markdown(record: TurnRecord, page: bool = False) -> str:
+    return f"# Run report: {_title_line(record.query)}\n\n" + report_markdown(record, page=page)
+
+
+def session_markdown(session: SessionData, turns: list[TurnRecord], page: bool = False) -> str:
+    parts = [render_transcript(_as_page(session) if page else session).rstrip()]
     if turns:
         parts.append("# Run reports")
         for number, record in enumerate(turns, start=1):
-            parts.append(f"## Run {number}: {record.query}\n\n" + report_markdown(record, level=3))
+            body = report_markdown(record, level=3, page=page)
+            parts.append(f"## Run {number}: {_title_line(record.query)}\n\n{body}")
     return "\n\n".join(parts) + "\n"
+
+
+def _as_page(session: SessionData) -> SessionData:
+    """The chat as the HTML page shows it: questions keep their lines, replies' headings sit
+    below the transcript's "## Reply"."""
+    history = [
+        message.model_copy(
+            update={
+                "text": keep_line_breaks(message.text) if message.role == "user" else nest_headings(message.text, 2)
+            }
+        )
+        for message in session.history
+    ]
+    return session.model_copy(update={"history": history})
 
 
 def export_turn(record: TurnRecord, fmt: ExportFormat) -> str:
     if fmt == "json":
         return json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
-    markdown = turn_markdown(record)
-    return markdown if fmt == "md" else render_html(f"Run report: {record.query}", markdown)
+    if fmt == "md":
+        return turn_markdown(record)
+    return render_html(f"Run report: {_title_line(record.query)}", turn_markdown(record, page=True))
 
 
 def export_session(session: SessionData, turns: list[TurnRecord], fmt: ExportFormat) -> str:
     if fmt == "json":
         data = {"session": session.model_dump(mode="json"), "turns": [record.to_json() for record in turns]}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    markdown = session_markdown(session, turns)
-    return markdown if fmt == "md" else render_html(f"Chat {session.id}", markdown)
+    if fmt == "md":
+        return session_markdown(session, turns)
+    return render_html(f"Chat {session.id}", session_markdown(session, turns, page=True))
 
 
 def _slug(text: str) -> str:

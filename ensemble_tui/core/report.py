@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ensemble_tui.core.markdown_blocks import nest_headings
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
 
@@ -32,14 +33,21 @@ def table(headers: list[str], rows: list[list[object]]) -> str:
     return "\n".join(lines)
 
 
-def _summary(record: TurnRecord) -> str:
+def _question(query: str, keep_lines: bool) -> str:
+    """The question on one line, or (for a page) with its own line breaks kept inside the list item."""
+    if not keep_lines or "\n" not in query.strip():
+        return _cell(query)
+    return "  \n  ".join(line.rstrip() for line in query.strip().split("\n"))
+
+
+def _summary(record: TurnRecord, page: bool = False) -> str:
     timings = []
     if record.proposers_s:
         timings.append("proposal rounds " + ", ".join(f"{s:.1f} s" for s in record.proposers_s))
     if record.aggregator_s:
         timings.append("aggregator passes " + ", ".join(f"{s:.1f} s" for s in record.aggregator_s))
     lines = [
-        f"- **Question:** {_cell(record.query)}",
+        f"- **Question:** {_question(record.query, page)}",
         f"- **Mode:** {_label(record.mode, Mode)}{_style(record)} · **outcome:** {record.outcome}",
         f"- **Started:** {record.started_at} · **cost:** ${record.turn_cost_usd:.4f} "
         f"(session ${record.session_cost_usd:.4f}) · {_cost_basis(record)}",
@@ -101,8 +109,14 @@ def _calls(record: TurnRecord) -> str:
     return table(headers, rows)
 
 
-def _texts(artifacts: list[Artifact], title_of: Any) -> str:
-    return "\n\n".join(f"#### {title_of(a)}\n\n{a.text.strip()}" for a in artifacts)
+def _texts(artifacts: list[Artifact], title_of: Any, page: bool = False) -> str:
+    return "\n\n".join(f"#### {title_of(a)}\n\n{_quoted(a.text, page)}" for a in artifacts)
+
+
+def _quoted(text: str, page: bool) -> str:
+    """A model's text placed under the report's "####" titles; on a page, its own headings
+    ("# Proposed Reply 1:") are moved below them so the page's outline stays the report's."""
+    return nest_headings(text.strip(), 4) if page else text.strip()
 
 
 def _vote_table(vote: Artifact) -> str:
@@ -133,24 +147,26 @@ def _vote_table(vote: Artifact) -> str:
     return table(headers, rows) + ("\n\n" + vote.text if vote.text else "")
 
 
-def turn_report(record: TurnRecord) -> list[ReportSection]:
-    """Sections for one turn, in the order a reader follows the run."""
+def turn_report(record: TurnRecord, page: bool = False) -> list[ReportSection]:
+    """Sections for one turn, in the order a reader follows the run. `page`: for a standalone
+    document (the HTML export), where headings form an outline and line breaks are kept."""
     by_kind: dict[str, list[Artifact]] = {}
     for artifact in record.artifacts:
         by_kind.setdefault(artifact.kind, []).append(artifact)
-    sections = [ReportSection("Summary", _summary(record)), ReportSection("Calls", _calls(record))]
+    sections = [ReportSection("Summary", _summary(record, page)), ReportSection("Calls", _calls(record))]
     if answers := by_kind.get("answer"):
-        sections.append(ReportSection("Answers", _texts(answers, lambda a: f"{a.author} · round {a.round}")))
+        sections.append(ReportSection("Answers", _texts(answers, lambda a: f"{a.author} · round {a.round}", page)))
     if resubmissions := by_kind.get("resubmission"):
         title = "Resubmissions"
-        sections.append(ReportSection(title, _texts(resubmissions, lambda a: f"Request {a.round}")))
+        sections.append(ReportSection(title, _texts(resubmissions, lambda a: f"Request {a.round}", page)))
     if aggregations := by_kind.get("aggregation"):
         title = "Aggregator passes"
-        sections.append(ReportSection(title, _texts(aggregations, lambda a: f"{a.author} · pass {a.round}")))
+        sections.append(ReportSection(title, _texts(aggregations, lambda a: f"{a.author} · pass {a.round}", page)))
     if debate := by_kind.get("debate"):
         sections.append(
             ReportSection(
-                "Debate rounds", _texts(debate, lambda a: f"Agent {a.data.get('agent')} ({a.author}) · round {a.round}")
+                "Debate rounds",
+                _texts(debate, lambda a: f"Agent {a.data.get('agent')} ({a.author}) · round {a.round}", page),
             )
         )
     reviews = by_kind.get("ranking", []) + by_kind.get("critique", [])
@@ -161,15 +177,17 @@ def turn_report(record: TurnRecord) -> list[ReportSection]:
             state = "counted" if a.data.get("accepted") else f"left out: {a.data.get('problem')}"
             return f"{a.kind.capitalize()} by {a.author} ({labels}; {state})"
 
-        sections.append(ReportSection("Reviews", _texts(reviews, review_title)))
+        sections.append(ReportSection("Reviews", _texts(reviews, review_title, page)))
     for vote in by_kind.get("vote", []):
         sections.append(ReportSection("Vote", _vote_table(vote)))
     if final := by_kind.get("final"):
         line = final[-1].data.get("provenance")
-        sections.append(ReportSection("Final reply", final[-1].text + (f"\n\n*{line}*" if line else "")))
+        text = _quoted(final[-1].text, page) if page else final[-1].text
+        sections.append(ReportSection("Final reply", text + (f"\n\n*{line}*" if line else "")))
     return sections
 
 
-def report_markdown(record: TurnRecord, level: int = 2) -> str:
+def report_markdown(record: TurnRecord, level: int = 2, page: bool = False) -> str:
     heading = "#" * level
-    return "\n\n".join(f"{heading} {section.title}\n\n{section.markdown}" for section in turn_report(record))
+    sections = turn_report(record, page)
+    return "\n\n".join(f"{heading} {section.title}\n\n{section.markdown}" for section in sections)

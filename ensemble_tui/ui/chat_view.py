@@ -24,10 +24,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Static
 
+from ensemble_tui.core.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.modes import Style
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.session import ChatMessage, unchanged_prefix
-from ensemble_tui.ui.rendering import RenderedOnce, keep_line_breaks, markdown, plain
+from ensemble_tui.ui.rendering import RenderedOnce, markdown, plain
 from ensemble_tui.ui.vote_view import vote_table
 
 BATCH = 20

@@ -31,6 +31,20 @@ CODE_THEME = "monokai"
 
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+")
 
+# LaTeX math in Markdown shown as Unicode text (core/mathtext.py) or raw; the app's toggle sets it.
+# Renderables already made keep the form they were made with: rebuild them after a switch.
+_math_rendering = True
+
+
+def set_math_rendering(on: bool) -> None:
+    """Show LaTeX math as Unicode text (True) or as the raw LaTeX the model wrote (False)."""
+    global _math_rendering
+    _math_rendering = on
+
+
+def math_rendering() -> bool:
+    return _math_rendering
+
 
 def plain(text: str) -> Text:
     """Text shown exactly as written: no markup, no control characters."""
@@ -115,10 +129,15 @@ def _formatted(clean: str) -> RenderableType:
 
 
 def _parse_markdown(clean: str) -> Markdown:
-    """Rich Markdown with links as plain text. Imported here, on first use: `rich.markdown`
-    pulls in markdown_it and pygments (~40 ms), which an empty chat does not need to start."""
+    """Rich Markdown with links as plain text (and math as text when that is on). Imported here,
+    on first use: `rich.markdown` pulls in markdown_it and pygments (~40 ms), which an empty chat
+    does not need to start; the math converter (~35 ms) waits for the first text with a `$`."""
     from rich.markdown import Markdown
 
+    if _math_rendering and ("$" in clean or "\\(" in clean or "\\[" in clean):  # mathtext.has_math, unimported
+        from ensemble_tui.core.mathtext import render_math
+
+        clean = render_math(clean)
     return Markdown(clean, code_theme=CODE_THEME, hyperlinks=False)
 
 
@@ -165,26 +184,3 @@ def display_path(path: str | Path) -> str:
 
 def money(usd: float) -> str:
     return f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"
-
-
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-
-
-def keep_line_breaks(text: str) -> str:
-    """Markdown that keeps the writer's line breaks (outside code blocks) as hard breaks.
-
-    People type questions as lines, not paragraphs; plain Markdown would join them.
-    """
-    lines = text.split("\n")
-    in_fence = False
-    out: list[str] = []
-    for index, line in enumerate(lines):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            out.append(line)
-            continue
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if not in_fence and line.strip() and following.strip() and not _FENCE.match(following):
-            line = line.rstrip() + "  "
-        out.append(line)
-    return "\n".join(out)

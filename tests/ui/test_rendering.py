@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
 
+from ensemble_tui.core.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.session import ChatMessage
 from ensemble_tui.ui.chat_view import message_renderable
 from ensemble_tui.ui.keymap import load_keymap
@@ -17,9 +18,10 @@ from ensemble_tui.ui.rendering import (
     http_links,
     human_size,
     is_http_url,
-    keep_line_breaks,
     markdown,
+    math_rendering,
     plain,
+    set_math_rendering,
 )
 from ensemble_tui.ui.widgets.status_bar import elapsed_text
 
@@ -103,3 +105,27 @@ def test_entries_measure_their_full_height():
     for renderable in (message_renderable(message), entry.content):
         newlines = sum(text.count("\n") for text, _style, _control in console.render(renderable))
         assert newlines == len(console.render_lines(renderable, pad=False))
+
+
+MATH_REPLY = (
+    "Scaled scores $\\frac{QK^T}{\\sqrt{d_k}}$ and weights $\\alpha+\\beta$; it costs $5 and $10.\n\n"
+    "$$\\sum_{i=1}^{n} x_i^2$$\n\n"
+    "$$\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}$$\n\n"
+    "```bash\necho $HOME $x$\n```"
+)
+
+
+def test_math_in_a_reply_is_shown_as_unicode_text_and_raw_when_switched_off():
+    assert math_rendering() is True  # on unless the user switches it off
+    shown = rendered(markdown(MATH_REPLY))
+    assert all(symbol in shown for symbol in "αβ√∑") and "QKᵀ/√dₖ" in shown and "∑ᵢ₌₁ⁿ xᵢ²" in shown
+    assert "\\" not in shown  # no LaTeX command left
+    assert "it costs $5 and $10." in shown and "echo $HOME $x$" in shown
+    rows = [line.strip(" \u2800\u00a0") for line in shown.splitlines() if "⎛" in line or "⎝" in line]
+    assert rows == ["⎛a  b⎞", "⎝c  d⎠"]  # a matrix's rows stay rows, aligned
+    set_math_rendering(False)
+    try:
+        raw = rendered(markdown(MATH_REPLY))
+    finally:
+        set_math_rendering(True)
+    assert "$\\alpha+\\beta$" in raw and "α" not in raw
