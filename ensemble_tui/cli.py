@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ensemble_tui import __version__
+from ensemble_tui import __version__, files_command
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("--new", action="store_true", help="start a new chat first")
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
+    files_command.add_parser(commands)
     return parser
 
 
@@ -139,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"ensemble-tui: {exc}", file=sys.stderr)
             return 2
         try:
+            if args.command == "files":
+                return files_command.run(workspace, prune=args.prune, demo=demo)
             if args.command == "ask":
                 from ensemble_tui.headless import ask
 

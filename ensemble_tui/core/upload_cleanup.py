@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TextIO, runtime_checkable
 
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.upload_registry import StoredUpload, UploadRegistry, file_sha256, utc_now
@@ -166,11 +166,9 @@ def _digests(paths: Iterable[str]) -> set[str]:
     return found
 
 
-async def alongside_clean_up(
-    workspace: Workspace, turn: Awaitable[int], report: Callable[[str], None], *, wait_s: float = 10.0
-) -> int:
+async def alongside_clean_up(workspace: Workspace, turn: Awaitable[int], err: TextIO, *, wait_s: float = 10.0) -> int:
     """Run `turn` (the `ask` command's) with the start-up clean-up beside it; the clean-up's
-    lines are reported after the turn. A clean-up still running `wait_s` after the turn is
+    lines go to `err` after the turn. A clean-up still running `wait_s` after the turn is
     stopped: what it did not delete is tried again next time."""
     cleanup = asyncio.ensure_future(clean_up_uploads(workspace))
     try:
@@ -183,5 +181,5 @@ async def alongside_clean_up(
     except TimeoutError:
         lines = []
     for line in lines:
-        report(line)
+        print(f"ensemble-tui: {line}", file=err)
     return code
