@@ -114,16 +114,18 @@ class UploadCache:
 
     async def _prepare(self, pdf: Path) -> None:
         try:
-            await self.file_ref(pdf)
+            await self.file_ref(pdf, use=False)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a background upload must never raise; the next call retries
             message = exc.message if isinstance(exc, ProviderError) else type(exc).__name__
             log.info("%s: background upload of %s failed: %s", self.label, pdf.name, message)
 
-    async def file_ref(self, pdf: Path) -> str:
+    async def file_ref(self, pdf: Path, *, use: bool = True) -> str:
         """The provider's reference for `pdf`: a kept upload of the same content that is still
-        valid, else a new upload (unless one is under way)."""
+        valid, else a new upload (unless one is under way). `use`: a call will send it now, so
+        the current chat's use is written down; an upload made ahead of need (`prepare`, e.g.
+        for the chat restored at start that `ask --new` then leaves) does not count as one."""
         digest = await self._digest(Path(pdf))
         loop = asyncio.get_running_loop()
         task = self._tasks.get(digest)
@@ -136,7 +138,8 @@ class UploadCache:
                 self._tasks[digest] = task
             # shield: a cancelled call must not cancel an upload other calls may be waiting for
             uploaded = await asyncio.shield(task)
-        await self._note_use(uploaded)
+        if use:
+            await self._note_use(uploaded)
         return uploaded.ref
 
     async def forget(self, file_ref: str) -> None:
