@@ -166,7 +166,7 @@ def _digests(paths: Iterable[str]) -> set[str]:
     return found
 
 
-async def alongside_clean_up(workspace: Workspace, turn: Awaitable[int], err: TextIO, *, wait_s: float = 10.0) -> int:
+async def alongside_clean_up(workspace: Workspace, turn: Awaitable[int], err: TextIO, *, wait_s: float = 5.0) -> int:
     """Run `turn` (the `ask` command's) with the start-up clean-up beside it; the clean-up's
     lines go to `err` after the turn. A clean-up still running `wait_s` after the turn is
     stopped: what it did not delete is tried again next time."""

@@ -14,6 +14,7 @@ every write is one transaction on the archive's shared connection.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -174,8 +175,8 @@ class UploadRegistry:
         return [upload for upload in self.all() if upload.last_used_at < cutoff]
 
     @staticmethod
-    def _use(db: object, provider: str, file_id: str, chat: str, moment: datetime) -> None:
-        db.execute(  # type: ignore[attr-defined]
+    def _use(db: sqlite3.Connection, provider: str, file_id: str, chat: str, moment: datetime) -> None:
+        db.execute(
             "INSERT INTO upload_uses (provider, file_id, session, used_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(provider, file_id, session) DO UPDATE SET used_at = excluded.used_at",
             (provider, file_id, chat, _text(moment)),
