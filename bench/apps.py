@@ -14,12 +14,13 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Markdown, TextArea
 
-from ensemble_tui.cli import attach_providers
+from ensemble_tui.bootstrap import attach_providers
 from ensemble_tui.core.provider import CallRequest, Provider, Reply
 from ensemble_tui.core.session import ChatMessage
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.launch import build_app, configure_logging
+from ensemble_tui.bootstrap import build_app
+from ensemble_tui.ui.launch import configure_logging
 from ensemble_tui.ui.notify import RecordingNotifier
 
 SIZE = (120, 40)

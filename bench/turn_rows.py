@@ -24,9 +24,9 @@ import httpx2
 from bench.apps import CallTimes, timed_providers
 from bench.simproc import SimProcess
 from bench.table import Row, error_row, ratio, seconds, verdict
-from ensemble_tui.cli import attach_providers
+from ensemble_tui.bootstrap import attach_providers
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady, RunFailed
+from ensemble_tui.core.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.modes import Mode, RunMode, Style
 from ensemble_tui.core.workspace import Workspace
 
@@ -76,7 +76,7 @@ async def run_turn(engine: Engine, case: TurnCase, number: int, times: CallTimes
     events = [event async for event in engine.run(case.mode, text, case.style)]
     wall = time.perf_counter() - started
     failed = [event.message for event in events if isinstance(event, RunFailed)]
-    if failed or not any(isinstance(event, FinalReplyReady) for event in events):
+    if failed or not any(isinstance(event, ReplyCommitted) for event in events):
         raise RuntimeError(f"the turn failed: {failed[0] if failed else 'no final reply'}")
     return wall, waves(times.spans, LATENCY_S)
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from bench.homes import make_home, shared_pdf
 from bench.simproc import BenchSimulator
 from bench.table import Row, error_row, ratio, verdict
-from ensemble_tui.cli import attach_providers
+from ensemble_tui.bootstrap import attach_providers
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady
+from ensemble_tui.core.events import ReplyCommitted
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.workspace import Workspace
 
@@ -34,7 +34,7 @@ async def session_of_turns(home: Path, env: dict[str, str]) -> None:
     try:
         for number in range(1, TURNS + 1):
             events = [e async for e in engine.run(Mode.ALL, f"[lat=0] Question {number}: and then?")]
-            if not any(isinstance(event, FinalReplyReady) for event in events):
+            if not any(isinstance(event, ReplyCommitted) for event in events):
                 raise RuntimeError(f"turn {number} gave no final reply")
     finally:
         for adapter in workspace.providers.values():

@@ -1,7 +1,8 @@
 """Command line: `ensemble-tui` opens the app; `ensemble-tui ask` runs one turn headless.
 
-Heavy imports (Textual, the provider SDKs) happen inside the commands, so `--version` and
-`--help` answer at once.
+It parses the arguments and hands over to bootstrap.py (the wiring), headless.py and
+ui/launch.py; nothing imports this module. Heavy imports happen inside the commands, so
+`--version` and `--help` answer at once.
 """
 
 from __future__ import annotations
@@ -9,15 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ensemble_tui import __version__, files_command
-
-if TYPE_CHECKING:
-    from ensemble_tui.core.workspace import Workspace
-    from ensemble_tui.simulator.standby import StandbyDemo
+from ensemble_tui.bootstrap import collector_hold, open_workspace
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
 STYLES = ("aggregate", "council", "vote", "debate")
@@ -73,57 +68,6 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="run against the built-in simulator: no API keys, no network",
     )
-
-
-def demo_home() -> Path:
-    """Demo chats live apart from real ones, so simulated replies never mix into them."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("ensemble-tui", appauthor=False)) / "demo"
-
-
-def open_workspace(home: str | None, demo: bool) -> Workspace:
-    from ensemble_tui.core.home import resolve_home
-    from ensemble_tui.core.workspace import Workspace
-
-    root = resolve_home(home) if home or not demo else demo_home()
-    return Workspace.open(root)
-
-
-def simulator_context(demo: bool) -> AbstractContextManager[dict[str, str] | None]:
-    """The demo simulator, running for the life of the command; yields its environment."""
-    if not demo:
-        return nullcontext(None)
-    from ensemble_tui.simulator.demo import demo_environment
-
-    return demo_environment()
-
-
-def demo_on_standby(demo: bool) -> AbstractContextManager[StandbyDemo | None]:
-    """The app's demo simulator: its address for the providers now, its server started by the
-    app after its first frame (simulator/standby.py)."""
-    if not demo:
-        return nullcontext(None)
-    from ensemble_tui.simulator.standby import standby_demo
-
-    return standby_demo()
-
-
-def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:
-    from ensemble_tui.providers.registry import build_providers
-
-    providers, unavailable = build_providers(workspace, env=env)
-    workspace.attach_providers(providers, unavailable)
-
-
-def collector_hold(command: str | None) -> AbstractContextManager[None]:
-    """The app starts without automatic garbage collection, the process being its own (see
-    ui/collector.py: 30-45 ms of the time to the first frame); `ask` leaves the collector alone."""
-    if command is not None:
-        return nullcontext()
-    from ensemble_tui.ui.collector import start_up_hold
-
-    return start_up_hold()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

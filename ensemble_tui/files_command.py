@@ -43,7 +43,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """List (and with `prune`, first delete) the app's uploads; 0 unless a delete was refused."""
-    from ensemble_tui.cli import attach_providers, simulator_context
+    from ensemble_tui.bootstrap import attach_providers, simulator_context
 
     with simulator_context(demo) as env:
         attach_providers(workspace, env)

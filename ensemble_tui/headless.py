@@ -6,14 +6,16 @@ import asyncio
 import sys
 from typing import TextIO
 
+from ensemble_tui.bootstrap import attach_providers, simulator_context
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.events import (
     EngineEvent,
-    FinalReplyReady,
     Notice,
     ProposerFailed,
+    ReplyCommitted,
     Resubmitted,
+    RetryScheduled,
     ReviewReceived,
     RunFailed,
     StatusChanged,
@@ -24,7 +26,7 @@ from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
 
 
-def render_reply(event: FinalReplyReady) -> str:
+def render_reply(event: ReplyCommitted) -> str:
     """The reply as printed: its text, then a short Sources list when it cites any."""
     if not event.sources:
         return event.text
@@ -43,6 +45,8 @@ def describe(event: EngineEvent) -> str | None:
         return f"the aggregator asked for another round (request {event.iteration})"
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, RetryScheduled):
+        return event.line
     if isinstance(event, ReviewReceived):
         return f"{event.reviewer} reviewed the answers" + ("" if event.accepted else " (unreadable, left out)")
     if isinstance(event, VoteCounted):
@@ -52,7 +56,7 @@ def describe(event: EngineEvent) -> str | None:
 
 async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO) -> int:
     async for event in engine.run(mode, question, style):
-        if isinstance(event, FinalReplyReady):
+        if isinstance(event, ReplyCommitted):
             print(render_reply(event), file=out)
             return 0
         if isinstance(event, RunFailed):
@@ -65,8 +69,6 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
 
 
 def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
-    from ensemble_tui.cli import attach_providers, simulator_context
-
     for warning in workspace.warnings:
         print(f"ensemble-tui: {warning}", file=sys.stderr)
     with simulator_context(demo) as env:

@@ -12,7 +12,7 @@ import pytest
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
-from tests.core.scripted import ScriptedProvider
+from tests.support import ScriptedProvider, SleepRecorder
 
 REPO_SAMPLE = Path(__file__).resolve().parent / "data" / "sample.pdf"
 
@@ -57,13 +57,6 @@ def scripted(workspace: Workspace) -> dict[str, ScriptedProvider]:
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
     return providers
 
-
-class SleepRecorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
 
 
 @pytest.fixture

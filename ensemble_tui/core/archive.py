@@ -6,12 +6,12 @@ messages and resubmissions) as one row per item, so a save adds or removes only 
 changed: a turn costs the same in a chat of 50 turns as in one of 1000 (bench row 3).
 `Session.json` keeps the rest of the current session and says how many items it has here.
 
-Every save happens on the event loop that draws the app, so writes must be cheap: one
-connection is kept open (behind a lock, so any thread may use it) in WAL mode with
-`synchronous=FULL`. A commit appends to the write-ahead log and syncs it once (about 1 ms),
-and SQLite's transactions make each write all-or-nothing, whatever moment the process dies.
-(A fresh connection per write would not do: in WAL mode, closing the last connection
-checkpoints and syncs.)
+A turn's save runs in a worker thread, so one connection is kept open (behind a lock, so any
+thread may use it) in WAL mode with `synchronous=FULL`. A commit appends to the write-ahead
+log and syncs it once (about 1 ms), and SQLite's transactions make each write all-or-nothing,
+whatever moment the process dies. (A fresh connection per write would not do: in WAL mode,
+closing the last connection checkpoints and syncs.) Each session row has a `revision`, moved
+on by every save of its lists, so a process can tell that another one added turns.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     turns INTEGER NOT NULL DEFAULT 0,
     cost_usd REAL NOT NULL DEFAULT 0,
     updated_at TEXT NOT NULL DEFAULT (datetime('now')),
-    data TEXT NOT NULL
+    data TEXT NOT NULL,
+    revision INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -97,6 +98,7 @@ class StoredSession:
 
     head: str
     items: dict[str, list[str]] = field(default_factory=dict)
+    revision: int = 0
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,9 @@ class RunArchive:
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=FULL")
                 connection.executescript(SCHEMA + UPLOADS_SCHEMA)
+                columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
+                if "revision" not in columns:  # a database made before sessions had revisions
+                    connection.execute("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
             except sqlite3.Error:
                 connection.close()
                 raise
@@ -166,42 +171,64 @@ class RunArchive:
     def __del__(self) -> None:
         self.close()
 
-    def save_session(self, row: SessionRow, changes: Mapping[str, ListChange]) -> None:
-        """Store a session's row and bring its lists' items in line, in one transaction."""
+    @contextmanager
+    def writing(self, busy_timeout_s: float = 10.0) -> Iterator[sqlite3.Connection]:
+        """One write transaction that holds the database's write lock from its start (BEGIN
+        IMMEDIATE), so what it reads stays true until it commits: another process's save
+        waits for it, up to `busy_timeout_s` (then sqlite3.OperationalError, "locked")."""
         with self._connect() as db:
-            db.execute(
-                "INSERT INTO sessions (id, first_question, turns, cost_usd, data, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, datetime('now')) ON CONFLICT(id) DO UPDATE SET "
-                "first_question=excluded.first_question, turns=excluded.turns, cost_usd=excluded.cost_usd, "
-                "data=excluded.data, updated_at=excluded.updated_at",
-                (row.id, row.first_question, row.turns, row.cost_usd, row.head),
-            )
-            for name, change in changes.items():
-                db.execute(
-                    "DELETE FROM session_items WHERE session = ? AND list = ? AND position >= ?",
-                    (row.id, name, change.keep),
-                )
-                db.executemany(
-                    "INSERT INTO session_items (session, list, position, data) VALUES (?, ?, ?, ?)",
-                    [(row.id, name, change.keep + offset, text) for offset, text in enumerate(change.added)],
-                )
+            db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+            db.execute("BEGIN IMMEDIATE")
+            yield db
 
-    def save_turn(self, record: TurnRecord) -> None:
-        with self._connect() as db:
+    def save_session(self, row: SessionRow, changes: Mapping[str, ListChange], *, db: sqlite3.Connection) -> int:
+        """Store a session's row and bring its lists' items in line, inside `db`'s transaction
+        (see `writing`); returns the session's new revision."""
+        found = db.execute("SELECT revision FROM sessions WHERE id = ?", (row.id,)).fetchone()
+        revision = (found[0] if found else 0) + (1 if changes else 0)
+        db.execute(
+            "INSERT INTO sessions (id, first_question, turns, cost_usd, data, updated_at, revision) "
+            "VALUES (?, ?, ?, ?, ?, datetime('now'), ?) ON CONFLICT(id) DO UPDATE SET "
+            "first_question=excluded.first_question, turns=excluded.turns, cost_usd=excluded.cost_usd, "
+            "data=excluded.data, updated_at=excluded.updated_at, revision=excluded.revision",
+            (row.id, row.first_question, row.turns, row.cost_usd, row.head, revision),
+        )
+        for name, change in changes.items():
             db.execute(
-                "INSERT INTO turns (session, started_at, mode, style, query, outcome, cost_usd, record) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.session,
-                    record.started_at,
-                    record.mode,
-                    record.style,
-                    record.query,
-                    record.outcome,
-                    record.turn_cost_usd,
-                    json.dumps(record.to_json(), ensure_ascii=False),
-                ),
+                "DELETE FROM session_items WHERE session = ? AND list = ? AND position >= ?",
+                (row.id, name, change.keep),
             )
+            db.executemany(
+                "INSERT INTO session_items (session, list, position, data) VALUES (?, ?, ?, ?)",
+                [(row.id, name, change.keep + offset, text) for offset, text in enumerate(change.added)],
+            )
+        return revision
+
+    def save_turn(self, record: TurnRecord, *, db: sqlite3.Connection | None = None) -> None:
+        """Add a run's full record, inside `db`'s transaction (see `writing`) if one is given."""
+        if db is None:
+            with self._connect() as connection:
+                return self.save_turn(record, db=connection)
+        db.execute(
+            "INSERT INTO turns (session, started_at, mode, style, query, outcome, cost_usd, record) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.session,
+                record.started_at,
+                record.mode,
+                record.style,
+                record.query,
+                record.outcome,
+                record.turn_cost_usd,
+                json.dumps(record.to_json(), ensure_ascii=False),
+            ),
+        )
+
+    def revision(self, session_id: str) -> int | None:
+        """How many times the session's lists were saved (None: no such session)."""
+        with self._connect() as db:
+            row = db.execute("SELECT revision FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return None if row is None else row[0]
 
     def sessions(self) -> list[SessionSummary]:
         """Past sessions that have at least one question, newest first."""
@@ -211,16 +238,19 @@ class RunArchive:
             ).fetchall()
         return [SessionSummary(*row) for row in rows]
 
-    def load_session(self, session_id: str) -> StoredSession | None:
-        """A session's row and its lists' items, in order; None if the archive has no such session."""
-        with self._connect() as db:
-            row = db.execute("SELECT data FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            items = db.execute(
-                "SELECT list, data FROM session_items WHERE session = ? ORDER BY list, position", (session_id,)
-            ).fetchall()
+    def load_session(self, session_id: str, *, db: sqlite3.Connection | None = None) -> StoredSession | None:
+        """A session's row and its lists' items, in order; None if the archive has no such session.
+        Inside `db`'s transaction if one is given."""
+        if db is None:
+            with self._connect() as connection:
+                return self.load_session(session_id, db=connection)
+        row = db.execute("SELECT data, revision FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        items = db.execute(
+            "SELECT list, data FROM session_items WHERE session = ? ORDER BY list, position", (session_id,)
+        ).fetchall()
         if row is None:
             return None
-        stored = StoredSession(row[0])
+        stored = StoredSession(row[0], revision=row[1])
         for name, text in items:
             stored.items.setdefault(name, []).append(text)
         return stored

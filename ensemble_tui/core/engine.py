@@ -1,8 +1,10 @@
 """The engine: runs one turn in a mode and yields typed events as it goes.
 
-A turn runs in its own task and talks to the consumer through a queue, so cancelling the
-consumer (a Textual worker, Ctrl-C in `ask`) cancels the turn and its calls at once. State is
-committed only when the turn ends: a cancelled run leaves nothing behind but the money spent.
+A turn runs in its own task and talks to the consumer through a queue, so cancelling the turn
+(`cancel`, or the consumer going away) stops its calls at once. The engine is the only code
+that changes the session, and it does so in one place, `_commit`, when the turn ends: a final
+reply, a failure (its input is kept for a retry) or a cancel (nothing kept but the money spent).
+The save runs in a worker thread; the reply is announced only once it is stored.
 """
 
 from __future__ import annotations
@@ -10,58 +12,100 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ensemble_tui.core import aggregate  # noqa: F401 - registers the default style
-from ensemble_tui.core.costs import check_budget, estimate_call_cost, usage_cost
-from ensemble_tui.core.deliberation import council, debate_turn, vote  # noqa: F401 - register the other styles
-from ensemble_tui.core.events import CostUpdated, EngineEvent, Notice
+from ensemble_tui.core.calls import CallPolicy, ModelCaller, Sleep
+from ensemble_tui.core.costs import BudgetExceeded
+from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.events import (
+    ChatReloaded,
+    EngineEvent,
+    InputRecorded,
+    Notice,
+    ProposerFailed,
+    ReplyCommitted,
+    RunFailed,
+    StatusChanged,
+    TurnRolledBack,
+)
 from ensemble_tui.core.modes import RunMode, Style
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
-from ensemble_tui.core.retry import CallRole, RetryPolicy
-from ensemble_tui.core.runlog import CallRecord, TurnRecord
+from ensemble_tui.core.pdf import check_pdf
+from ensemble_tui.core.provenance import Provenance, describe
+from ensemble_tui.core.provider import ProviderError
+from ensemble_tui.core.retry import RetryPolicy
+from ensemble_tui.core.runlog import Artifact, TurnRecord
 from ensemble_tui.core.sanitize import strip_control
-from ensemble_tui.core.turn import TurnRunner
+from ensemble_tui.core.session import ChatMessage, SessionData
+from ensemble_tui.core.session_store import TurnChange
+from ensemble_tui.core.styles.table import STYLES
+from ensemble_tui.core.turn import TurnContext, TurnRunner
 from ensemble_tui.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 _DONE = object()
-Sleep = Callable[[float], Awaitable[None]]
+WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
 
 
+@dataclass(frozen=True)
+class TurnInput:
+    """What a turn answers, decided from the session as the turn starts (nothing is changed yet)."""
+
+    query: str
+    message: ChatMessage | None  # the new input, or None for a retry or a redo
+    withdrawn: ChatMessage | None  # the reply a redo replaces
+
+    def base(self, history: list[ChatMessage]) -> list[ChatMessage]:
+        """The history this turn's messages follow: a redo's old reply left out."""
+        return history[:-1] if self.withdrawn is not None else list(history)
+
+
+def turn_input(session: SessionData, text: str) -> TurnInput:
+    """The new input; else the input left without a reply (a retry); else a redo of the last reply."""
+    query = strip_control(text).strip()
+    if query:
+        return TurnInput(query, ChatMessage(role="user", text=query), None)
+    if session.pending_input is not None:
+        return TurnInput(session.pending_input, None, None)
+    if session.history:
+        withdrawn = session.history[-1]
+        return TurnInput(session.last_user_input or "", None, withdrawn)
+    return TurnInput("", None, None)
+
+
+@dataclass
 class Engine:
     """Runs turns for one Workspace; only one turn runs at a time."""
 
-    def __init__(
-        self,
-        workspace: Workspace,
-        *,
-        retry: RetryPolicy | None = None,
-        rng: random.Random | None = None,
-        sleep: Sleep = asyncio.sleep,
-        timeout_s: float = 180.0,
-    ) -> None:
-        self.workspace = workspace
-        self.retry = retry or RetryPolicy()
-        self.rng = rng or random.Random()
-        self.sleep = sleep
-        self.timeout_s = timeout_s
-        self._task: asyncio.Task[None] | None = None
-        self._warned_models: set[str] = set()
-        self.prompt_warnings_shown = 0  # placeholder typos are reported once each
+    workspace: Workspace
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    rng: random.Random = field(default_factory=random.Random)
+    sleep: Sleep = asyncio.sleep
+    timeout_s: float = 180.0
+    _task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _warned_models: set[str] = field(default_factory=set, repr=False)
+    _prompt_warnings_shown: int = 0  # placeholder typos are reported once each
+
+    def __post_init__(self) -> None:
+        self.retry = self.retry or RetryPolicy()
+        self.rng = self.rng or random.Random()
 
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    def stop(self) -> None:
+        """Cancel the turn in flight, if any; it rolls back and its run ends with TurnRolledBack."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
     async def cancel(self) -> None:
         """Cancel the turn in flight, if any, and wait until it has rolled back."""
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
+        task = self._task
+        self.stop()
+        if task is not None:
             await asyncio.gather(task, return_exceptions=True)
 
     async def run(self, mode: RunMode, text: str, style: Style = Style.AGGREGATE) -> AsyncIterator[EngineEvent]:
@@ -71,11 +115,11 @@ class Engine:
         """
         await self.cancel()
         queue: asyncio.Queue[object] = asyncio.Queue()
-        runner = TurnRunner(self, mode, text, queue.put_nowait, style)
-        task = asyncio.create_task(runner.execute())
+        task = asyncio.create_task(self._turn(mode, text, style, queue.put_nowait))
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
         self._task = task
         try:
+            # A run superseded by a newer one stops yielding: its consumer has moved on.
             while (event := await queue.get()) is not _DONE and self._task is task:
                 yield event  # type: ignore[misc]
         finally:
@@ -85,100 +129,226 @@ class Engine:
             if self._task is task:
                 self._task = None
 
-    # The pieces below are used by TurnRunner; they hold the rules shared by every role.
+    # ----- one turn ----------------------------------------------------------------------------
 
-    def note_unknown_model(self, provider: str, model: str, emit: Callable[[EngineEvent], None]) -> None:
-        spec = self.workspace.configs[provider].model(model)
-        key = f"{provider}/{model}"
-        if (spec is None or not spec.price_known) and key not in self._warned_models:
-            self._warned_models.add(key)
-            emit(Notice(f"{provider}: no prices known for {model}; its cost is estimated cautiously."))
-
-    def request(self, provider: str, system: str, messages: tuple[Turn, ...], pdf: Path | None) -> CallRequest:
+    async def _turn(self, mode: RunMode, text: str, style: Style, emit: Callable[[EngineEvent], None]) -> None:
         workspace = self.workspace
-        model = workspace.model_for(provider)
-        spec = workspace.configs[provider].spec_or_cautious(model)
-        effort = workspace.settings.reasoning.get(provider, "off")
-        return CallRequest(
-            model=model,
-            system=system,
-            messages=messages,
-            pdf=pdf,
-            temperature=workspace.settings.temperature if spec.temperature else None,
-            web_search=spec.web_search,
-            timeout_s=self.timeout_s,
-            reasoning_effort=effort if spec.reasoning and effort != "off" else None,
+        await self._catch_up(emit)
+        session = workspace.session
+        given = turn_input(session, text)
+        if not given.query:
+            emit(RunFailed("Nothing to redo yet - type a question first."))
+            return
+        record = TurnRecord(session=session.id, mode=mode.value, style=style.value, query=given.query)
+        caller: ModelCaller | None = None
+        runner: TurnRunner | None = None
+        emit(
+            InputRecorded(
+                mode, given.query, redo=given.message is None, message=given.message, withdrawn=given.withdrawn
+            )
         )
-
-    async def call(
-        self,
-        provider: str,
-        role: CallRole,
-        request: CallRequest,
-        *,
-        record: TurnRecord,
-        in_flight: dict[object, float],
-        pdf_bytes: int,
-        emit: Callable[[EngineEvent], None],
-    ) -> Reply:
-        """One call with the retry policy for `role` and the budget guard before each attempt."""
-        workspace = self.workspace
-        adapter = workspace.providers[provider]
-        spec = workspace.configs[provider].spec_or_cautious(request.model)
-        retries = 0
-        while True:
-            estimate = estimate_call_cost(spec, request, pdf_bytes)
-            check_budget(workspace.session.cost_usd, sum(in_flight.values()), estimate, workspace.settings.budget_usd)
-            token = object()
-            in_flight[token] = estimate
-            started = time.monotonic()
-            try:
-                async with asyncio.timeout(request.timeout_s + min(5.0, request.timeout_s)):
-                    reply = await adapter.complete(request)
-                if not reply.text.strip():
-                    raise ProviderError(ErrorKind.TRANSIENT, f"{provider}: returned an empty reply", usage=reply.usage)
-            except (ProviderError, TimeoutError) as exc:
-                error = (
-                    exc
-                    if isinstance(exc, ProviderError)
-                    else ProviderError(ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:g} s")
-                )
-                billed = error.usage or Usage()  # a refusal or an empty reply is still paid for
-                failed_cost = usage_cost(spec, billed)
-                if failed_cost:
-                    workspace.session.cost_usd += failed_cost
-                    record.turn_cost_usd += failed_cost
-                    emit(CostUpdated(workspace.session.cost_usd))
-                record.calls.append(
-                    CallRecord(
-                        provider,
-                        request.model,
-                        role,
-                        retries + 1,
-                        time.monotonic() - started,
-                        error.message,
-                        billed,
-                        failed_cost,
-                    )
-                )
-                log.info("%s %s attempt %d failed: %s", provider, role, retries + 1, error.message)
-                allowed = self.retry.retries_allowed(role, error)
-                delay = self.retry.delay_s(retries + 1, error, self.rng) if retries < allowed else None
-                if delay is None:
-                    raise error from None
-                retries += 1
-                await self.sleep(delay)
-                continue
-            finally:
-                in_flight.pop(token, None)
-            cost = usage_cost(spec, reply.usage)
-            workspace.session.cost_usd += cost
-            record.turn_cost_usd += cost
-            record.calls.append(
-                CallRecord(
-                    provider, request.model, role, retries + 1, time.monotonic() - started, "ok", reply.usage, cost
+        try:
+            context, left_out = self._context(mode, style, given.query, emit)
+            caller = context.caller
+            runner = TurnRunner(context, emit, record, failures=left_out)
+            reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
+        except asyncio.CancelledError:
+            await self._commit(given, mode, style, record, caller, runner, outcome="cancelled", emit=emit)
+            emit(
+                TurnRolledBack(
+                    given.message,
+                    given.withdrawn,
+                    {name: session.last_outputs.get(name) for name in (runner.outputs if runner else {})},
                 )
             )
-            emit(CostUpdated(workspace.session.cost_usd))
-            sources = tuple(strip_control(url) for url in reply.sources if url.startswith(("http://", "https://")))
-            return Reply(strip_control(reply.text).strip(), reply.usage, sources)
+            raise
+        except Exception as exc:  # every failure becomes one line; the input stays in place
+            if not isinstance(exc, (EnsembleError, ProviderError, BudgetExceeded)):
+                log.exception("turn failed unexpectedly")
+            await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
+            emit(RunFailed(failure_message(exc), input_kept=True))
+            return
+        message = ChatMessage(
+            role="assistant", text=reply.text, sources=list(reply.sources), provenance=self._provenance(runner)
+        )
+        data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
+        record.artifacts.append(Artifact("final", "", reply.text, data=data))
+        await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
+        emit(ReplyCommitted(message, mode))
+
+    async def _catch_up(self, emit: Callable[[EngineEvent], None]) -> None:
+        """Take in turns another process added to this chat since it was read."""
+        workspace = self.workspace
+        fresh = await asyncio.to_thread(workspace.store.changed_elsewhere, workspace.session)
+        if fresh is not None:
+            workspace.session = fresh
+            emit(reloaded(fresh))
+
+    def _provenance(self, runner: TurnRunner) -> Provenance:
+        """Who wrote the reply, from what the turn collected (kept beside the reply, never sent)."""
+        context = runner.context
+        participants = self.workspace.participants(context.mode)
+        names = (*participants, context.aggregator, *(row.author for row in runner.tally))
+        return describe(
+            context.mode,
+            context.style,
+            {name: context.caller.model_for(name) for name in names if name in self.workspace.configs},
+            participants=participants,
+            answered=[name for name in participants if name in runner.outputs],
+            failures=runner.failures,
+            aggregator=context.aggregator,
+            tally=runner.tally,
+        )
+
+    def _context(
+        self, mode: RunMode, style: Style, query: str, emit: Callable[[EngineEvent], None]
+    ) -> tuple[TurnContext, dict[str, str]]:
+        """Check the prompts, providers and PDF this turn needs (raises with one line if one is
+        missing) and fix what the turn will work with; also returns the proposers left out."""
+        workspace = self.workspace
+        participants = workspace.participants(mode)
+        multi = mode.is_multi
+        entry = STYLES[style]
+        workspace.prompts.check(
+            participants,
+            aggregator=multi and entry.uses_aggregator_prompts,
+            deliberation=entry.prompts if multi else (),
+        )
+        for warning in workspace.prompts.warnings[self._prompt_warnings_shown :]:
+            emit(Notice(warning))
+        self._prompt_warnings_shown = len(workspace.prompts.warnings)
+        left_out = self._check_providers(mode, participants, emit)
+        pdf: Path | None = check_pdf(workspace.session.pdf_path) if workspace.session.pdf_path else None
+        caller = ModelCaller(
+            providers=dict(workspace.providers),
+            configs=workspace.configs,
+            settings=workspace.settings,
+            policy=CallPolicy(self.retry, self.rng, self.sleep, self.timeout_s),
+            emit=emit,
+            pdf=pdf,
+            spent_before=workspace.session.cost_usd,
+            warned_models=self._warned_models,
+        )
+        notes = (
+            {name: getattr(provider, "pdf_note", None) or "" for name, provider in workspace.providers.items()}
+            if pdf
+            else {}
+        )
+        return TurnContext(
+            mode=mode,
+            style=style,
+            query=query,
+            history=workspace.session.answered_turns(),
+            prompts=workspace.prompts,
+            proposers=tuple(name for name in participants if name in workspace.providers),
+            aggregator=workspace.settings.aggregator,
+            debate_rounds=workspace.settings.debate_rounds,
+            caller=caller,
+            rng=self.rng,
+            pdf_notes=notes,
+        ), left_out
+
+    def _check_providers(
+        self, mode: RunMode, participants: tuple[str, ...], emit: Callable[[EngineEvent], None]
+    ) -> dict[str, str]:
+        """A single mode needs its model; a multi mode needs the aggregator and one proposer.
+
+        Proposers without a key are reported and left out (returned with why).
+        """
+        workspace = self.workspace
+        if (refused := workspace.refusal(mode)) is not None:
+            raise EnsembleError(refused)
+        missing = [name for name in participants if name not in workspace.providers]
+        reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
+        for name, reason in reasons.items():
+            emit(ProposerFailed(name, reason))
+        return reasons
+
+    # ----- the one commit point --------------------------------------------------------------
+
+    async def _commit(
+        self,
+        given: TurnInput,
+        mode: RunMode,
+        style: Style,
+        record: TurnRecord,
+        caller: ModelCaller | None,
+        runner: TurnRunner | None,
+        *,
+        outcome: str,
+        emit: Callable[[EngineEvent], None],
+        reply: ChatMessage | None = None,
+    ) -> None:
+        """Change the session once, as the turn's outcome says, and save it in a worker thread.
+
+        A final reply adds the input (if new) and the reply; a failure keeps the input, the
+        outputs and the resubmissions; a cancel keeps only the cost. A failed write is reported
+        and the session is kept in memory.
+        """
+        workspace = self.workspace
+        session = workspace.session
+        spent = caller.spent if caller else 0.0
+        record.outcome = outcome
+        record.calls = list(caller.calls) if caller else []
+        record.turn_cost_usd = spent
+        record.session_cost_usd = session.cost_usd + spent
+        kept = outcome != "cancelled"
+        history = list(session.history)
+        appended: list[ChatMessage] = []
+        if kept:
+            history = given.base(history) if reply is not None else history
+            if given.message is not None:
+                history.append(given.message)
+                appended.append(given.message)
+            if reply is not None:
+                history.append(reply)
+                appended = [appended[0] if appended else ChatMessage(role="user", text=given.query), reply]
+            elif given.withdrawn is not None:  # a failed redo: its question is left to retry
+                history = given.base(history)
+        outputs = dict(runner.outputs) if runner and kept else {}
+        resubmissions = list(runner.resubmissions) if runner and kept else []
+        after = session.model_copy(
+            update={
+                "history": history,
+                "resubmissions": [*session.resubmissions, *resubmissions],
+                "last_outputs": {**session.last_outputs, **outputs},
+                "cost_usd": session.cost_usd + spent,
+                "last_mode": mode.value if kept else session.last_mode,
+                "last_style": style.value if kept else session.last_style,
+            }
+        )
+        change = TurnChange(after, appended, resubmissions, outputs, spent, record if record.calls else None)
+        loop = asyncio.get_running_loop()
+
+        def waiting() -> None:
+            loop.call_soon_threadsafe(emit, StatusChanged(WAITING_FOR_OTHER))
+
+        workspace.session = after
+        try:
+            committed = await asyncio.shield(asyncio.to_thread(workspace.store.commit_turn, change, on_wait=waiting))
+        except OSError as exc:
+            emit(Notice(save_failure(exc, workspace.paths.root)))
+            return
+        workspace.session = committed.session
+        if committed.merged:  # the chat as it now stands, this turn's messages at its end
+            emit(reloaded(committed.session))
+
+
+def reloaded(session: SessionData) -> ChatReloaded:
+    return ChatReloaded(
+        tuple(session.history), tuple(session.resubmissions), dict(session.last_outputs), session.cost_usd
+    )
+
+
+def save_failure(exc: OSError, root: Path) -> str:
+    where = exc.filename or root
+    return f"Could not save {where} ({exc.strerror}) - free space or fix permissions; the chat is kept in memory."
+
+
+def failure_message(exc: BaseException) -> str:
+    """One concise line for any exception that ends a turn."""
+    if isinstance(exc, ProviderError):
+        return exc.message
+    if isinstance(exc, (EnsembleError, BudgetExceeded)):
+        return str(exc)
+    return f"Unexpected error ({type(exc).__name__}: {exc}) - the chat is saved; see the log for details."

@@ -1,6 +1,7 @@
 """Typed events a run yields; the Textual app and the `ask` command both consume them.
 
-Named as things that happened, so handlers read naturally (`on_final_reply_ready`).
+Each event carries everything needed to show it, so a consumer never reads the session to
+render a turn. Named as things that happened, so handlers read naturally.
 """
 
 from __future__ import annotations
@@ -8,13 +9,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ensemble_tui.core.modes import RunMode, Style
+from ensemble_tui.core.provenance import VoteRow, short_reason
+from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
+
+__all__ = ["VoteRow"]  # the tally's rows, with the events that carry them
 
 
 @dataclass(frozen=True)
-class RunStarted:
+class InputRecorded:
+    """The turn began: `message` is the new input shown in the chat (None for a retry or a
+    redo, whose question is already there); `withdrawn` is the reply a redo takes away."""
+
     mode: RunMode
     query: str
     redo: bool
+    message: ChatMessage | None = None
+    withdrawn: ChatMessage | None = None
+
+
+@dataclass(frozen=True)
+class ChatReloaded:
+    """Another ensemble-tui committed turns to this chat: its history as it now stands."""
+
+    history: tuple[ChatMessage, ...]
+    resubmissions: tuple[Resubmission, ...]
+    last_outputs: dict[str, ModelOutput]
+    cost_usd: float
 
 
 @dataclass(frozen=True)
@@ -31,10 +51,15 @@ class ProposalReceived:
     """A model's output as proposer or single model (never its aggregator output)."""
 
     provider: str
-    model: str
-    query: str
-    text: str
-    note: str = ""
+    output: ModelOutput
+
+    @property
+    def text(self) -> str:
+        return self.output.text
+
+    @property
+    def model(self) -> str:
+        return self.output.model
 
 
 @dataclass(frozen=True)
@@ -45,10 +70,34 @@ class ProposerFailed:
 
 @dataclass(frozen=True)
 class Resubmitted:
-    """The aggregator asked for another round; `text` is the request sent to proposers."""
+    """The aggregator asked for another round; the resubmission holds the request sent."""
 
-    iteration: int
-    text: str
+    resubmission: Resubmission
+
+    @property
+    def iteration(self) -> int:
+        return self.resubmission.iteration
+
+    @property
+    def text(self) -> str:
+        return self.resubmission.text
+
+
+@dataclass(frozen=True)
+class RetryScheduled:
+    """A call failed and is tried again after `delay_s` (retry `attempt` of `allowed`)."""
+
+    provider: str
+    attempt: int
+    allowed: int
+    delay_s: float
+    reason: str
+
+    @property
+    def line(self) -> str:
+        """ "ChatGPT: retry 2 of 5 in 3 s (connection failed)"."""
+        why = short_reason(self.provider, self.reason)
+        return f"{self.provider}: retry {self.attempt} of {self.allowed} in {max(1, round(self.delay_s))} s ({why})"
 
 
 @dataclass(frozen=True)
@@ -59,19 +108,6 @@ class ReviewReceived:
     text: str
     accepted: bool
     problem: str | None = None
-
-
-@dataclass(frozen=True)
-class VoteRow:
-    author: str
-    rank: int
-    points: float
-    first_places: int
-    mean_overall: float | None = None
-    mean_correctness: float | None = None
-    average_position: float | None = None
-    ballots: int = 0
-    medal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,29 +131,54 @@ class Notice:
 
 
 @dataclass(frozen=True)
-class FinalReplyReady:
-    text: str
-    sources: tuple[str, ...]
+class ReplyCommitted:
+    """The final reply, saved with the chat before this event is sent."""
+
+    message: ChatMessage
     mode: RunMode
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(self.message.sources)
 
 
 @dataclass(frozen=True)
 class RunFailed:
-    """The turn stopped; its input stays in place so an empty send retries it."""
+    """The turn stopped; `input_kept` says whether its input stays in the chat, so that an
+    empty send retries it."""
 
     message: str
+    input_kept: bool = False
+
+
+@dataclass(frozen=True)
+class TurnRolledBack:
+    """The turn was cancelled and nothing of it kept but the money spent: the input it showed
+    goes (and back into the input box), the reply a redo withdrew comes back, and each model
+    pane it changed shows its output from before (None: none)."""
+
+    message: ChatMessage | None
+    restored: ChatMessage | None
+    outputs: dict[str, ModelOutput | None]
 
 
 EngineEvent = (
-    RunStarted
+    InputRecorded
+    | ChatReloaded
     | StatusChanged
     | ProposalReceived
     | ProposerFailed
     | Resubmitted
+    | RetryScheduled
     | ReviewReceived
     | VoteCounted
     | CostUpdated
     | Notice
-    | FinalReplyReady
+    | ReplyCommitted
     | RunFailed
+    | TurnRolledBack
 )

@@ -53,6 +53,10 @@ class HomePaths:
     def logs(self) -> Path:
         return self.root / "Logs"
 
+    @property
+    def drafts(self) -> Path:
+        return self.root / "Drafts"
+
 
 def defaults_root() -> Path:
     """Folder holding the packaged default `Prompts/` and `Configurations/`.

@@ -75,6 +75,7 @@ class ErrorKind(enum.Enum):
     TRANSIENT = "transient"  # timeouts, connection errors, 5xx
     RATE_LIMITED = "rate_limited"  # 429
     OVERLOADED = "overloaded"  # Anthropic 529
+    UNRESOLVED = "unresolved"  # the host name does not resolve: a wrong base URL, or no network
     FATAL = "fatal"  # bad key, unknown model, bad request: retrying cannot help
 
 

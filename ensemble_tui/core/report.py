@@ -40,14 +40,22 @@ def _summary(record: TurnRecord) -> str:
         timings.append("aggregator passes " + ", ".join(f"{s:.1f} s" for s in record.aggregator_s))
     lines = [
         f"- **Question:** {_cell(record.query)}",
-        f"- **Mode:** {_label(record.mode, Mode)} · **style:** {_label(record.style, Style)} · "
-        f"**outcome:** {record.outcome}",
+        f"- **Mode:** {_label(record.mode, Mode)}{_style(record)} · **outcome:** {record.outcome}",
         f"- **Started:** {record.started_at} · **cost:** ${record.turn_cost_usd:.4f} "
         f"(session ${record.session_cost_usd:.4f})",
     ]
     if timings:
         lines.append("- **Timings:** " + "; ".join(timings))
     return "\n".join(lines)
+
+
+def _style(record: TurnRecord) -> str:
+    """ " · **style:** Council" for a multi-model run; single models have no style."""
+    try:
+        multi = Mode.parse(record.mode).is_multi
+    except ValueError:  # an added provider's single run
+        multi = False
+    return f" · **style:** {_label(record.style, Style)}" if multi else ""
 
 
 def _label(value: str, kind: type[Mode] | type[Style]) -> str:
@@ -142,7 +150,8 @@ def turn_report(record: TurnRecord) -> list[ReportSection]:
     for vote in by_kind.get("vote", []):
         sections.append(ReportSection("Vote", _vote_table(vote)))
     if final := by_kind.get("final"):
-        sections.append(ReportSection("Final reply", final[-1].text))
+        line = final[-1].data.get("provenance")
+        sections.append(ReportSection("Final reply", final[-1].text + (f"\n\n*{line}*" if line else "")))
     return sections
 
 

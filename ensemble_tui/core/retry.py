@@ -23,6 +23,8 @@ class RetryPolicy:
     def retries_allowed(self, role: CallRole, error: ProviderError) -> int:
         if not error.retryable:
             return 0
+        if error.kind is ErrorKind.UNRESOLVED:  # one retry covers a blip; more only delays the line
+            return min(1, self.aggregator_retries if role == "aggregator" else self.proposer_retries)
         if role == "aggregator":
             if error.kind is ErrorKind.OVERLOADED:
                 return self.aggregator_overloaded_retries

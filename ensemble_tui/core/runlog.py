@@ -1,14 +1,11 @@
-"""Per-turn timings and cost counters, one JSON line per turn, one file per session."""
+"""The record of one run: its calls, timings, costs and what it produced, kept in the archive."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.atomic import atomic_write_text
 from ensemble_tui.core.provider import Usage
 
 
@@ -52,17 +49,3 @@ class TurnRecord:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def append_turn(log_dir: Path, record: TurnRecord) -> None:
-    """Add one line to `Logs/<session>.jsonl`, rewriting the file atomically (it stays small)."""
-    path = log_dir / f"{record.session}.jsonl"
-    try:
-        existing = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        existing = ""
-    if existing and not existing.endswith("\n"):
-        existing += "\n"
-    line = record.to_json()
-    line.pop("artifacts")  # the texts go to the archive; this log keeps timings and costs
-    atomic_write_text(path, existing + json.dumps(line, ensure_ascii=False) + "\n")

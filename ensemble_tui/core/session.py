@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ensemble_tui.core.provenance import Provenance
 from ensemble_tui.core.provider import Turn
 
 SESSION_ID_FORMAT = "%Y-%m-%d_%H-%M-%S"
@@ -22,8 +23,9 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     role: Literal["user", "assistant"]
-    text: str
+    text: str  # what later turns send to models: never a model's or maker's name beyond the reply's own
     sources: list[str] = Field(default_factory=list)
+    provenance: Provenance | None = None  # who wrote a reply (shown, never sent)
 
 
 class ModelOutput(BaseModel):
@@ -101,6 +103,8 @@ def render_transcript(session: SessionData) -> str:
     for message in session.history:
         heading = "## You" if message.role == "user" else "## Reply"
         parts.append(f"{heading}\n\n{message.text.strip()}")
+        if message.provenance is not None:
+            parts.append(f"*{message.provenance.line}*")
         if message.sources:
             parts.append("Sources:\n" + "\n".join(f"- <{url}>" for url in message.sources))
     return "\n\n".join(parts) + "\n"

@@ -1,44 +1,40 @@
-"""One turn's life cycle and the calls every style shares.
+"""What a style works with: the turn's context, and the calls and gathering every style shares.
 
-A turn records its input, runs a single model or a deliberation style (registered in
-STYLE_FLOWS by the style modules), and commits its results only when it ends.
+A `TurnRunner` is handed a `TurnContext` (the question, the chat as of the turn's start, the
+prompts, who takes part, a caller) and collects what the turn produces: each model's latest
+output, the resubmissions, the record of the run. It never changes the session and never
+reaches back into an engine: the engine reads what it collected when the style returns, and
+commits it once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
+import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
-from ensemble_tui.core.costs import BudgetExceeded
+from ensemble_tui.core.calls import ModelCaller
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.events import (
     EngineEvent,
-    FinalReplyReady,
-    Notice,
     ProposalReceived,
     ProposerFailed,
-    RunFailed,
-    RunStarted,
+    Resubmitted,
     StatusChanged,
+    VoteCounted,
 )
 from ensemble_tui.core.modes import RunMode, Style
-from ensemble_tui.core.pdf import check_pdf
+from ensemble_tui.core.prompts import PromptLibrary
+from ensemble_tui.core.provenance import VoteRow
 from ensemble_tui.core.provider import ProviderError, Reply, Turn
 from ensemble_tui.core.retry import CallRole
 from ensemble_tui.core.runlog import Artifact, TurnRecord
-from ensemble_tui.core.sanitize import strip_control
-from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
+from ensemble_tui.core.session import ModelOutput, Resubmission
 
-if TYPE_CHECKING:
-    from ensemble_tui.core.engine import Engine
-
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -51,193 +47,94 @@ def user_message(history: tuple[Turn, ...], *parts: str) -> tuple[Turn, ...]:
     return history + (Turn("user", "\n\n---\n\n".join(part.strip() for part in parts if part.strip())),)
 
 
+class AllProposersFailed(EnsembleError):
+    """No proposer produced a proposal."""
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Everything a style may read, fixed when the turn starts."""
+
+    mode: RunMode
+    style: Style
+    query: str
+    history: tuple[Turn, ...]  # the answered chat before this turn's input
+    prompts: PromptLibrary
+    proposers: tuple[str, ...]  # the mode's models that can take part
+    aggregator: str  # also the council's chairman
+    debate_rounds: int
+    caller: ModelCaller
+    rng: random.Random
+    pdf_notes: Mapping[str, str] = field(default_factory=dict)  # provider -> how it got the PDF
+
+
 @dataclass
 class TurnRunner:
-    engine: Engine
-    mode: RunMode
-    text: str
+    """Runs the shared steps of a turn for a style and collects what they produce."""
+
+    context: TurnContext
     emit: Callable[[EngineEvent], None]
-    style: Style = Style.AGGREGATE
+    record: TurnRecord
     outputs: dict[str, ModelOutput] = field(default_factory=dict)
     resubmissions: list[Resubmission] = field(default_factory=list)
-    in_flight: dict[object, float] = field(default_factory=dict)
-    added_input: bool = False
-    replaced: ChatMessage | None = None  # the reply a redo took away, restored if cancelled
+    failures: dict[str, str] = field(default_factory=dict)  # proposer -> why it was left out
+    tally: tuple[VoteRow, ...] = ()  # a council's, vote's or debate's result, best first
     round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
 
-    def __post_init__(self) -> None:
-        workspace = self.engine.workspace
-        self.session = workspace.session
-        self.participants = workspace.participants(self.mode)
-        self.record = TurnRecord(session=self.session.id, mode=self.mode.value, style=self.style.value)
-        self.pdf: Path | None = None
-        self.pdf_bytes = 0
+    @property
+    def prompts(self) -> PromptLibrary:
+        return self.context.prompts
 
-    # ----- life cycle -------------------------------------------------------------------
+    @property
+    def rng(self) -> random.Random:
+        return self.context.rng
 
-    async def execute(self) -> None:
-        try:
-            query = self._record_input()
-            # The input is stored before any call; the transcript gets it with the turn's end
-            # (reply or failure) rather than rewriting megabytes in a long chat twice a turn.
-            self._save(transcript=False)
-            self.emit(RunStarted(self.mode, query, redo=not self.text.strip()))
-            self._check_ready()
-            if self.mode.is_multi:
-                reply = await STYLE_FLOWS[self.style](self, query)
-            else:
-                reply = await self._run_single(query)
-        except asyncio.CancelledError:
-            self._roll_back()
-            raise
-        except Exception as exc:  # every failure becomes one line; the input stays in place
-            if not isinstance(exc, (EnsembleError, ProviderError, BudgetExceeded)):
-                log.exception("turn failed unexpectedly")
-            self.record.outcome = "failed"
-            self._commit(reply=None)
-            self.emit(RunFailed(failure_message(exc)))
-            return
-        self.record.outcome = "final"
-        self._commit(reply=reply)
-        self.emit(FinalReplyReady(reply.text, reply.sources, self.mode))
-
-    def _record_input(self) -> str:
-        """Record the input (or undo the last reply for a redo); returns the query this turn
-        answers. The input is recorded before any check, so a turn that cannot start is a
-        failed turn like any other: its input stays in place and an empty send retries it.
-        """
-        query = strip_control(self.text).strip()
-        if query:
-            self.session.history.append(ChatMessage(role="user", text=query))
-            self.added_input = True
-        elif self.session.pending_input is not None:
-            query = self.session.pending_input
-        elif self.session.history:
-            self.replaced = self.session.history.pop()  # redo: the old reply goes, its input is asked again
-            query = self.session.pending_input or ""
-        if not query:
-            raise EnsembleError("Nothing to redo yet - type a question first.")
-        self.session.last_mode = self.mode.value
-        self.session.last_style = self.style.value
-        self.record.query = query
-        return query
-
-    def _check_ready(self) -> None:
-        """The prompts, the providers and the PDF this turn needs; raises with one line if not."""
-        workspace = self.engine.workspace
-        multi = self.mode.is_multi
-        workspace.prompts.check(
-            self.participants,
-            aggregator=multi and self.style is Style.AGGREGATE,
-            deliberation=STYLE_PROMPTS.get(self.style, ()) if multi else (),
-        )
-        for warning in workspace.prompts.warnings[self.engine.prompt_warnings_shown :]:
-            self.emit(Notice(warning))
-        self.engine.prompt_warnings_shown = len(workspace.prompts.warnings)
-        self._check_providers()
-        if self.session.pdf_path:
-            self.pdf = check_pdf(self.session.pdf_path)
-            self.pdf_bytes = self.pdf.stat().st_size
-
-    def _check_providers(self) -> None:
-        """A single mode needs its model; a multi mode needs the aggregator and one proposer.
-
-        Proposers without a key are reported and left out.
-        """
-        workspace = self.engine.workspace
-        wanted = self.participants
-        if self.mode.is_multi:
-            wanted = (workspace.settings.aggregator, *wanted)
-        missing = [name for name in dict.fromkeys(wanted) if name not in workspace.providers]
-        if not missing:
-            return
-        reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
-        proposers_left = [name for name in self.participants if name not in missing]
-        if not self.mode.is_multi or workspace.settings.aggregator in missing or not proposers_left:
-            raise EnsembleError(reasons[missing[0]])
-        for name in missing:
-            self.emit(ProposerFailed(name, reasons[name]))
-
-    def _commit(self, reply: Reply | None) -> None:
-        """Keep what the turn produced and save it before the reply is announced."""
-        session = self.session
-        session.last_outputs.update(self.outputs)
-        session.resubmissions.extend(self.resubmissions)
-        if reply is not None:
-            session.history.append(ChatMessage(role="assistant", text=reply.text, sources=list(reply.sources)))
-            self.record.artifacts.append(Artifact("final", "", reply.text, data={"sources": list(reply.sources)}))
-        self._save()
-        self._finish_record()
-
-    def _roll_back(self) -> None:
-        """Nothing of a cancelled run is kept (its input included) and a reply it was redoing
-        comes back; only the money spent stays spent."""
-        if self.added_input and self.session.history and self.session.history[-1].role == "user":
-            self.session.history.pop()
-        if self.replaced is not None:
-            self.session.history.append(self.replaced)
-        self.record.outcome = "cancelled"
-        self._save()
-        self._finish_record()
-
-    def _save(self, *, transcript: bool = True) -> None:
-        """Persist the session; a failed write is reported, never allowed to lose the turn."""
-        try:
-            self.engine.workspace.persist(transcript=transcript)
-        except OSError as exc:
-            self._report_save_failure(exc)
-
-    def _report_save_failure(self, exc: OSError) -> None:
-        where = exc.filename or self.engine.workspace.paths.root
-        self.emit(
-            Notice(
-                f"Could not save {where} ({exc.strerror}) - free space or fix permissions; the chat is kept in memory."
-            )
-        )
-
-    def _finish_record(self) -> None:
-        if self.record.calls:
-            self.engine.workspace.record_turn(self.record)
-
-    # ----- calls ------------------------------------------------------------------------------
-
-    def context(self) -> tuple[Turn, ...]:
+    def history(self) -> tuple[Turn, ...]:
         """Answered history before this turn's input."""
-        return self.session.answered_turns()
+        return self.context.history
 
     async def call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
-        request = self.engine.request(provider, system, messages, self.pdf)
-        self.engine.note_unknown_model(provider, request.model, self.emit)
-        return await self.engine.call(
-            provider,
-            role,
-            request,
-            record=self.record,
-            in_flight=self.in_flight,
-            pdf_bytes=self.pdf_bytes,
-            emit=self.emit,
-        )
+        return await self.context.caller.call(provider, role, system, messages)
 
     def remember(self, provider: str, query: str, text: str) -> None:
         """Keep a model's latest answer for its pane and the run report."""
-        workspace = self.engine.workspace
-        model = workspace.model_for(provider)
-        note = (getattr(workspace.providers.get(provider), "pdf_note", None) or "") if self.pdf else ""
-        self.outputs[provider] = ModelOutput(query=query, text=text, model=model, note=note)
+        output = ModelOutput(
+            query=query,
+            text=text,
+            model=self.context.caller.model_for(provider),
+            note=self.context.pdf_notes.get(provider, ""),
+        )
+        self.outputs[provider] = output
         self.record.artifacts.append(Artifact("answer", provider, text, round=self.round))
-        self.emit(ProposalReceived(provider, model, query, text, note))
+        self.emit(ProposalReceived(provider, output))
+
+    def resubmit(self, iteration: int, text: str) -> None:
+        """Log a synthesis request sent back to the proposers."""
+        resubmission = Resubmission(iteration=iteration, text=text)
+        self.resubmissions.append(resubmission)
+        self.record.artifacts.append(Artifact("resubmission", "", text, round=iteration))
+        self.emit(Resubmitted(resubmission))
+
+    def count_votes(self, style: Style, rows: tuple[VoteRow, ...]) -> None:
+        """Keep the tally (it goes beside the reply) and show it."""
+        self.tally = rows
+        self.emit(VoteCounted(style, rows))
+
+    def timed(self, started: float) -> float:
+        return round(time.monotonic() - started, 3)
 
     # ----- single model -----------------------------------------------------------------------
 
-    async def _run_single(self, query: str) -> Reply:
-        (provider,) = self.participants
+    async def run_single(self) -> Reply:
+        (provider,) = self.context.proposers
+        query = self.context.query
         self.emit(StatusChanged(f"Waiting for {provider}…", waiting=(provider,)))
-        system = self.engine.workspace.prompts.proposer_system(provider)
-        reply = await self.call(provider, "single", system, user_message(self.context(), query))
+        system = self.prompts.proposer_system(provider)
+        reply = await self.call(provider, "single", system, user_message(self.history(), query))
         self.remember(provider, query, reply.text)
         return reply
 
-    # ----- proposers and aggregator -----------------------------------------------------------
+    # ----- proposers --------------------------------------------------------------------------
 
     async def gather(
         self,
@@ -291,6 +188,7 @@ class TurnRunner:
 
         def failed(name: str, message: str) -> None:
             failures.append(message)
+            self.failures.setdefault(name, message)
             self.emit(ProposerFailed(name, message))
 
         started = time.monotonic()
@@ -302,20 +200,17 @@ class TurnRunner:
             on_done=lambda name, reply: self.remember(name, query, reply.text),
             on_failure=failed,
         )
-        self.record.proposers_s.append(round(time.monotonic() - started, 3))
+        self.record.proposers_s.append(self.timed(started))
         if not replies:
             raise AllProposersFailed("Every proposer failed: " + "; ".join(failures))
         return replies
 
-    def proposers(self) -> tuple[str, ...]:
-        """The mode's models that can take part (those without a key were reported)."""
-        return tuple(name for name in self.participants if name in self.engine.workspace.providers)
-
     async def first_answers(self, query: str) -> dict[str, str]:
         """Every taking-part model answers the query as a proposer."""
-        prompts = self.engine.workspace.prompts
-        context = self.context()
-        requests = {name: (prompts.proposer_system(name), user_message(context, query)) for name in self.proposers()}
+        history = self.history()
+        requests = {
+            name: (self.prompts.proposer_system(name), user_message(history, query)) for name in self.context.proposers
+        }
         return {name: reply.text for name, reply in (await self.propose(requests, query)).items()}
 
     async def call_parsed(
@@ -345,33 +240,3 @@ class TurnRunner:
             return reply, parse(reply.text), None
         except ValueError as error:
             return reply, None, str(error)
-
-
-def failure_message(exc: BaseException) -> str:
-    """One concise line for any exception that ends a turn."""
-    if isinstance(exc, ProviderError):
-        return exc.message
-    if isinstance(exc, (EnsembleError, BudgetExceeded)):
-        return str(exc)
-    return f"Unexpected error ({type(exc).__name__}: {exc}) - the chat is saved; see the log for details."
-
-
-class AllProposersFailed(EnsembleError):
-    """No proposer produced a proposal."""
-
-
-StyleFlow = Callable[[TurnRunner, str], Awaitable[Reply]]
-STYLE_FLOWS: dict[Style, StyleFlow] = {}
-STYLE_PROMPTS: dict[Style, tuple[str, ...]] = {}
-
-
-def register_style(style: Style, prompts: tuple[str, ...] = ()) -> Callable[[StyleFlow], StyleFlow]:
-    """Each deliberation style registers the coroutine that runs its multi-model turn, and
-    the `Prompts/Deliberation/` files it reads (checked before any call)."""
-
-    def decorate(flow: StyleFlow) -> StyleFlow:
-        STYLE_FLOWS[style] = flow
-        STYLE_PROMPTS[style] = prompts
-        return flow
-
-    return decorate

@@ -21,7 +21,6 @@ from ensemble_tui.core.modes import Mode, RunMode
 from ensemble_tui.core.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
-from ensemble_tui.core.runlog import TurnRecord, append_turn
 from ensemble_tui.core.session import SessionData
 from ensemble_tui.core.session_store import SessionStore
 from ensemble_tui.core.settings import Settings, load_settings, save_settings
@@ -57,6 +56,11 @@ class Workspace:
         session, session_warning = store.load()
         warnings = [w for w in (loaded.warning, session_warning) if w] + list(found.problems.values())
         workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts), archive)
+        if not paths.session_file.exists():  # a first start: the chat exists from now on, so a
+            try:  # draft typed in it finds it again at the next start
+                workspace.persist(transcript=False)
+            except OSError as exc:
+                warnings.append(f"Cannot save in {paths.root} ({exc.strerror}); fix its permissions or use --home.")
         workspace.warnings.extend(warnings)
         workspace.config_problems = dict(found.problems)
         for provider, config in configs.items():
@@ -89,6 +93,19 @@ class Workspace:
             return mode.providers + tuple(p for p in self.extra_providers if self.configs[p].joins_all)
         return mode.providers
 
+    def refusal(self, mode: RunMode) -> str | None:
+        """Why `mode` cannot run at all (its model, or a multi mode's aggregator or every
+        proposer, is unavailable: the line names the key to set), or None if it can."""
+        participants = self.participants(mode)
+        wanted = (self.settings.aggregator, *participants) if mode.is_multi else participants
+        missing = [name for name in dict.fromkeys(wanted) if name not in self.providers]
+        if not missing:
+            return None
+        proposers_left = [name for name in participants if name not in missing]
+        if mode.is_multi and self.settings.aggregator not in missing and proposers_left:
+            return None
+        return self.unavailable.get(missing[0], f"{missing[0]} is not available")
+
     def model_for(self, provider: str) -> str:
         return self.settings.model_for(provider, self.configs)
 
@@ -105,27 +122,19 @@ class Workspace:
         self.persist()
 
     def persist(self, *, transcript: bool = True) -> None:
-        """Save the session now: what changed in the archive, then Session.json and (unless
-        told to leave it for a later save) the transcript; see session_store. Raises OSError
-        if any of it cannot be written."""
+        """Save the session as it is now (outside a turn: a new chat, a PDF or a style chosen);
+        see session_store. Raises OSError if any of it cannot be written."""
         self.store.save(self.session, transcript=transcript)
+
+    def choose_style(self, style: str) -> None:
+        """Keep the style of the next multi-model turn with the chat (raises OSError)."""
+        self.session.last_style = style
+        self.store.save(self.session, transcript=False)
 
     def close(self) -> None:
         """Close the archive: SQLite then folds its write-ahead log into History.sqlite3, so
         that file alone holds every chat (a copy of it is complete)."""
         self.archive.close()
-
-    def record_turn(self, record: TurnRecord) -> None:
-        """Timings and costs to `Logs/`, the full record to the archive; neither may end a turn."""
-        record.session_cost_usd = self.session.cost_usd
-        try:
-            append_turn(self.paths.logs, record)
-        except OSError as exc:
-            log.warning("cannot write the turn log: %s", exc)
-        try:
-            self.archive.save_turn(record)
-        except sqlite3.Error as exc:
-            log.warning("cannot write the run archive: %s", exc)
 
     def reopen(self, session_id: str) -> SessionData:
         """Make a past session (from the archive) the current one."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import json
 import re
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -162,7 +163,27 @@ def connection_failed(ctx: CallContext, exc: BaseException) -> ProviderError:
     transport's own words (refused, closed mid-body) are the useful part."""
     cause = exc.__cause__ if exc.__cause__ is not None and str(exc.__cause__).strip() else exc
     reason = one_line(ctx.scrub(str(cause)), 80) or type(exc).__name__
+    if host_not_found(exc):
+        return ProviderError(
+            ErrorKind.UNRESOLVED, f"{ctx.label}: host not found ({reason}) - check the base URL and the network"
+        )
     return ProviderError(ErrorKind.TRANSIENT, f"{ctx.label}: connection failed ({reason})")
+
+
+_RESOLVER_WORDS = ("name or service not known", "temporary failure in name resolution", "nodename nor servname")
+
+
+def host_not_found(exc: BaseException) -> bool:
+    """Whether a connection failed because the host name does not resolve (the transports wrap
+    socket.gaierror, sometimes only in their message)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror) or any(w in str(current).lower() for w in _RESOLVER_WORDS):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def unreadable_reply(ctx: CallContext, exc: BaseException) -> ProviderError:

@@ -25,8 +25,6 @@ import json
 import re
 import socket
 import threading
-from email.parser import BytesParser
-from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
@@ -34,7 +32,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from ensemble_tui.providers.credentials import provider_slug
 from ensemble_tui.simulator import addresses, anthropic_api, chat_api, gemini_api, openai_api
-from ensemble_tui.simulator.script import Fault, ProviderScript, RecordedRequest, ScriptedReply, json_strings
+from ensemble_tui.simulator.bodies import parse_body
+from ensemble_tui.simulator.script import Fault, ProviderScript, RecordedRequest, ScriptedReply
 from ensemble_tui.simulator.wire import HttpReply, sha256
 
 _APIS: tuple[ModuleType, ...] = (openai_api, anthropic_api, gemini_api)
@@ -295,7 +294,7 @@ class _Handler(BaseHTTPRequestHandler):
             raw_size=len(data),
         )
         if request.endpoint != "upload_chunk":  # raw bytes, though sent as application/json
-            _parse_body(request, data)
+            parse_body(request, data)
         if request.endpoint == "generate":
             api.parse(request)
         sim.record(request)
@@ -374,42 +373,6 @@ def _chat_name(name: str) -> str:
     if not slug:
         raise ValueError(f"not a usable provider name: {name!r}")
     return slug
-
-
-def _parse_body(request: RecordedRequest, data: bytes) -> None:
-    content_type = request.headers.get("content-type", "")
-    if content_type.startswith("multipart/form-data"):
-        request.multipart = parse_multipart(content_type, data)
-    elif data and "json" in content_type:
-        try:
-            request.body = json.loads(data)
-        except ValueError:
-            request.body = None
-    request.text = "\n".join(json_strings(request.body))
-
-
-def parse_multipart(content_type: str, data: bytes) -> dict[str, Any]:
-    """Form fields and file parts (name, type, size, sha256; raw bytes under "blobs")."""
-    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
-    message = BytesParser(policy=HTTP).parsebytes(head + data)
-    fields: dict[str, str] = {}
-    files: dict[str, dict[str, Any]] = {}
-    blobs: dict[str, bytes] = {}
-    for part in message.iter_parts():
-        name = part.get_param("name", header="content-disposition") or ""
-        payload = part.get_payload(decode=True) or b""
-        filename = part.get_filename()
-        if filename is None:
-            fields[str(name)] = payload.decode("utf-8", "replace")
-            continue
-        files[str(name)] = {
-            "filename": filename,
-            "content_type": part.get_content_type(),
-            "size": len(payload),
-            "sha256": sha256(payload),
-        }
-        blobs[str(name)] = payload
-    return {"fields": fields, "files": files, "blobs": blobs}
 
 
 __all__ = ["Fault", "ScriptedReply", "Simulator"]

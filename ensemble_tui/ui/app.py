@@ -1,8 +1,8 @@
 """The Textual app: the panes around one Workspace, with the engine driven from a worker.
 
 This module holds the layout, start-up, pane switching and the actions that are not runs (PDF,
-settings, new chat, clipboard, links, palette). Running turns and rendering their events is in
-ui/turn_flow.py; reports, history and exports in ui/archive_flow.py; the keys in ui/bindings.py.
+settings, new chat, clipboard, links, palette). A turn on screen is ui/turn_controller.py's;
+reports, history and exports are in ui/archive_flow.py; the keys in ui/bindings.py.
 The app is the only place that calls the core; panes only render and post messages (attributes
 down, messages up).
 """
@@ -22,31 +22,33 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from ensemble_tui.core.config import PROVIDERS
+from ensemble_tui.core.drafts import DraftStore
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
 from ensemble_tui.core.sanitize import strip_control
-from ensemble_tui.core.session import Resubmission
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.archive_flow import ArchiveFlow
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, key_name, main_bindings
-from ensemble_tui.ui.chat_view import ChatNotice, NoticeKind
+from ensemble_tui.ui.chat_view import NoticeKind
 from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
+from ensemble_tui.ui.drafts import DraftKeeper
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
-from ensemble_tui.ui.panes import pane_id_for_provider, panes, widget_key
+from ensemble_tui.ui.pane_switching import PaneSwitching
+from ensemble_tui.ui.panes import pane_id_for_provider, widget_key
 from ensemble_tui.ui.panes.attachments import AttachmentsPane
 from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
-from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint
-from ensemble_tui.ui.rendering import display_path
+from ensemble_tui.ui.panes.settings import SETTINGS_FILE, SettingsPane, key_hint, missing_keys, no_keys_line
+from ensemble_tui.ui.pdf_actions import PdfActions
 from ensemble_tui.ui.reply_actions import ReplyActions
-from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
-from ensemble_tui.ui.turn_flow import TurnFlow
+from ensemble_tui.ui.turn_controller import TurnController
+from ensemble_tui.ui.turn_keys import TurnKeys
 from ensemble_tui.ui.turns import ActiveTurn
 from ensemble_tui.ui.widgets.key_footer import KeyFooter
 
@@ -80,7 +82,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#chat-input"
 
 
-class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
+class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, ArchiveFlow, ReplyActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
     BINDINGS = main_bindings()
@@ -106,14 +108,15 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self.notifier: ReplyNotifier = notifier or RecordingNotifier()
         self.folder_opener = folder_opener
         self.demo = demo
-        self.turn: ActiveTurn | None = None
+        self.turns = TurnController(self)
+        self._style_unsaved = False
+        self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self._draft_now)
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
-        self._restore_choices()
+        self._restore_choices(workspace.session.last_mode, workspace.session.last_style)
         self._initial_pdf = pdf
-        self._run_counter = 0
-        self._live_resubmissions: list[Resubmission] = []
-        self._review_notice: ChatNotice | None = None
+        self.chat_id = workspace.session.id  # the chat on screen (set where a chat is opened)
+        self.pdf_path: str | None = None  # its PDF, as last shown
         # The panes behind tabs, made in compose(); the app talks to them through these
         # references because they are mounted lazily (see compose).
         self._model_panes: dict[str, ModelPane] = {}
@@ -189,6 +192,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
                     yield self._lazy_panes[pane_id]
         self._footer = KeyFooter(compact=True)
         yield self._footer
+        yield self.turns
 
     def _run_key(self, provider: str) -> str | None:
         """The Shift+F key that runs an added provider alone (None: a built-in, or beyond the keys)."""
@@ -236,10 +240,19 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
 
     def on_mount(self) -> None:
         self._show_session()
+        history = self.workspace.session.history  # the last question the chat shows answered:
+        answered = next(
+            (history[i].text for i in range(len(history) - 2, -1, -1) if history[i + 1].role == "assistant"), None
+        )
+        self.chat.input.restore(self.drafts.store.load(self.chat_id).for_the_box(answered))
         lines = [*self.workspace.warnings, *filter(None, [self._keymap_warning])]
+        keyless = missing_keys(self.workspace)
+        if keyless:
+            lines.append(no_keys_line(keyless, demo=self.demo))
         for name, reason in self.workspace.unavailable.items():
             config = self.workspace.configs.get(name)
-            lines.append(key_hint(config, reason) if config else reason)
+            if name not in keyless:
+                lines.append(key_hint(config, reason) if config else reason)
         for line in dict.fromkeys(lines):  # a broken provider file is both a warning and a reason
             self.add_notice(line, "warning")
         if self._initial_pdf:
@@ -276,42 +289,42 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self.collector.release()  # full collections back on (even if quitting mid-turn), nothing frozen
 
     def _show_session(self) -> None:
-        """Paint every pane from the workspace's session (at start and after a new chat)."""
+        """Paint every pane from the workspace's session: the one place the UI reads a chat, when
+        it opens one (at start, a new chat, a chat reopened from History)."""
         session = self.workspace.session
+        if session.id != self.chat_id:
+            self.drafts.flush()  # the box's text is kept with the chat it was typed in
+        self.chat_id = session.id
         self.sub_title = f"chat {session.id}" + ("  ·  demo" if self.demo else "")
-        self._restore_choices()
+        self._restore_choices(session.last_mode, session.last_style)
         self.chat.log_view.show(session.history)
         self.resubmissions.log_view.show(session.resubmissions)
         self.chat.status.set_cost(session.cost_usd)
-        self._refresh_model_panes()
-        self._refresh_pdf()
-        self._mark_actions()
+        for provider in self.model_providers:
+            self.model_pane(provider).show(session.last_outputs.get(provider), *self._model_line(provider))
+        self._show_pdf(session.pdf_path)
+        self.mark_actions()
 
-    def _restore_choices(self) -> None:
-        """The session's last mode (Enter's default) and style; unknown values fall back."""
-        session = self.workspace.session
+    def _restore_choices(self, last_mode: str | None, last_style: str | None) -> None:
+        """The chat's last mode (Enter's default) and style; unknown values fall back."""
         try:
-            self.default_mode = parse_run_mode(session.last_mode or "all", self.workspace.extra_providers)
+            self.default_mode = parse_run_mode(last_mode or "all", self.workspace.extra_providers)
         except ValueError:  # e.g. an added provider whose file was removed since
             self.default_mode = Mode.ALL
         try:
-            self.style = Style.parse(session.last_style or "aggregate")
+            self.style = Style.parse(last_style or "aggregate")
         except ValueError:
             self.style = Style.AGGREGATE
 
-    def _refresh_model_panes(self) -> None:
+    def _model_line(self, provider: str) -> tuple[str, str | None]:
+        """The model a pane names, and why its provider is unavailable (if it is)."""
         workspace = self.workspace
-        for provider in self.model_providers:
-            reason = workspace.unavailable.get(provider)
-            config = workspace.configs.get(provider)  # None when its configuration file is unusable
-            self.model_pane(provider).show(
-                workspace.session.last_outputs.get(provider),
-                workspace.model_for(provider),
-                key_hint(config, reason) if reason and config else reason,
-            )
+        reason = workspace.unavailable.get(provider)
+        config = workspace.configs.get(provider)  # None when its configuration file is unusable
+        return workspace.model_for(provider), key_hint(config, reason) if reason and config else reason
 
-    def _refresh_pdf(self) -> None:
-        path = self.workspace.session.pdf_path
+    def _show_pdf(self, path: str | None) -> None:
+        self.pdf_path = path
         if not path:
             self.attachments.show_pdf(None)
             return
@@ -327,8 +340,18 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
     def add_notice(self, text: str, kind: NoticeKind = "info") -> None:
         self.chat.log_view.add_notice(text, kind)
 
-    def _mark_actions(self) -> None:
-        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style)
+    @property
+    def turn(self) -> ActiveTurn | None:
+        """The run in flight, if any."""
+        return self.turns.turn
+
+    @property
+    def notifications_on(self) -> bool:
+        return self.workspace.settings.notifications
+
+    def mark_actions(self) -> None:
+        refused = frozenset(mode for mode in Mode if self.workspace.refusal(mode) is not None)
+        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style, refused)
         self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
 
@@ -346,7 +369,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
     # ----- other actions ---------------------------------------------------------------------
 
     async def action_new_chat(self) -> None:
-        text = await self._stop_turn()
+        text = await self.turns.stop()
         try:
             self.workspace.new_chat()
         except (EnsembleError, OSError) as exc:
@@ -357,44 +380,6 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self.chat.status.stop("New chat. The previous transcript is in Chats/.")
         self.show_pane("chat")
         self.chat.input.focus()
-
-    def action_select_pdf(self) -> None:
-        self.show_pane("attachments")
-        start = start_folder(self.workspace.session.pdf_path, Path.cwd())
-        self.push_screen(pdf_dialog(start), self._pdf_chosen)
-
-    def _pdf_chosen(self, path: Path | None) -> None:
-        if path is not None:
-            self.select_pdf_path(path)
-
-    def select_pdf_path(self, path: str | Path, *, announce: bool = True) -> bool:
-        """Check and keep `path` as the session PDF; a bad file is refused with one clear line."""
-        try:
-            info = self.workspace.select_pdf(path)
-        except (EnsembleError, OSError) as exc:
-            self.attachments.show_error(str(exc))
-            self.notify(str(exc), title="PDF refused", severity="error", markup=False)
-            return False
-        self.attachments.show_pdf(info)
-        if announce:
-            self.notify(f"PDF selected: {display_path(info.path)}", markup=False)
-        return True
-
-    def action_clear_pdf(self) -> None:
-        try:
-            self.workspace.clear_pdf()
-        except OSError as exc:
-            self.attachments.show_error(f"Cannot save the session: {exc}")
-            return
-        self.attachments.show_pdf(None)
-
-    @on(AttachmentsPane.PickRequested)
-    def _pick_requested(self, event: AttachmentsPane.PickRequested) -> None:
-        self.action_select_pdf()
-
-    @on(AttachmentsPane.ClearRequested)
-    def _clear_requested(self, event: AttachmentsPane.ClearRequested) -> None:
-        self.action_clear_pdf()
 
     @on(SettingsPane.SettingChanged)
     def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
@@ -408,52 +393,9 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
             return
         pane.saved(settings, SETTINGS_FILE)
         if event.name == "models":
-            self._refresh_model_panes()
-
-    def action_show_pane(self, pane_id: str) -> None:
-        self.show_pane(pane_id)
-
-    def action_cycle_pane(self, step: int) -> None:
-        ids = [pane_id for pane_id, _label in panes(self.workspace.extra_providers)]
-        current = ids.index(self.tabs.active) if self.tabs.active in ids else 0
-        self.show_pane(ids[(current + step) % len(ids)])
-
-    def show_pane(self, pane_id: str) -> None:
-        """Switch panes and move the focus into the new one.
-
-        Focus must move too: when the focused widget is hidden, Textual hands focus to a
-        neighbour, and TabbedContent re-activates whichever pane that neighbour is in. A pane
-        still waiting for its lazy mount (the first moments after start, or Settings until it
-        is first shown) takes the focus once mounted.
-        """
-        if self.tabs.active == pane_id:
-            return
-        self.tabs.active = pane_id
-        placeholder = self._lazy_panes.get(pane_id)
-        if placeholder is not None and not placeholder.pane.is_mounted:
-            # Mount it now (ahead of its turn, or on demand) and focus it once mounted: a
-            # callback queued on a widget runs after its Mount. Until then nothing is focused,
-            # so Textual cannot switch back to the pane of a focused neighbour.
-            self.set_focus(None)
-            self.call_later(placeholder.mount_pane)
-            placeholder.pane.call_later(self._focus_pane, pane_id)
-            return
-        self._focus_pane(pane_id)
-
-    def _focus_pane(self, pane_id: str) -> None:
-        """Focus the first focusable widget of the pane shown (if it is still the one shown)."""
-        if self.tabs.active != pane_id:
-            return
-        pane = self.tabs.get_pane(pane_id)
-        target = (
-            self.chat.input
-            if pane_id == "chat"
-            else next((widget for widget in pane.query("*") if widget.focusable), None)
-        )
-        if target is not None:
-            target.focus(scroll_visible=False)
-        else:
-            self.set_focus(None)
+            for provider in self.model_providers:
+                pane = self.model_pane(provider)
+                pane.show(pane.output, *self._model_line(provider))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

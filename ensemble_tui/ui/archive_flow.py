@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.screens.report import ReportScreen
+    from ensemble_tui.ui.turn_controller import TurnController
 
     _Base = App[int]
 else:
@@ -42,9 +43,10 @@ class ArchiveFlow(_Base):
 
     if TYPE_CHECKING:  # provided by EnsembleApp and TurnFlow
         workspace: Workspace
+        turns: TurnController
+        chat_id: str
         chat: ChatPane
 
-        async def _stop_turn(self) -> str: ...
         def _show_session(self) -> None: ...
         def show_pane(self, pane_id: str) -> None: ...
 
@@ -55,7 +57,7 @@ class ArchiveFlow(_Base):
     def session_turns(self) -> list[StoredTurn] | None:
         """This chat's runs, oldest first; None (and a toast) if the archive cannot be read."""
         try:
-            return self.workspace.archive.turns(self.workspace.session.id)
+            return self.workspace.archive.turns(self.chat_id)
         except sqlite3.Error as exc:
             self._archive_failed("Cannot read the run archive", exc)
             return None
@@ -97,7 +99,10 @@ class ArchiveFlow(_Base):
             return None
         from ensemble_tui.core.export import export_session
 
-        session = self.workspace.session
+        session = self.workspace.store.archived(self.chat_id)  # the chat as saved, every turn in it
+        if session is None:
+            self.notify("This chat has not been saved yet.", severity="warning", markup=False)
+            return None
         records = [stored.record for stored in turns]
         return self._write(f"{session.id}-chat", fmt, lambda: export_session(session, records, fmt))
 
@@ -131,7 +136,7 @@ class ArchiveFlow(_Base):
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(sessions, self.workspace.session.id), self._history_chosen)
+        self.push_screen(HistoryScreen(sessions, self.chat_id), self._history_chosen)
 
     async def _history_chosen(self, session_id: str | None) -> None:
         if session_id is not None:
@@ -140,10 +145,10 @@ class ArchiveFlow(_Base):
     async def reopen_session(self, session_id: str) -> bool:
         """Make a past chat the current one: a run under way is cancelled first (its question
         goes back into the box), then every pane is repainted from the reopened session."""
-        if session_id == self.workspace.session.id:
+        if session_id == self.chat_id:
             self.notify("That chat is already open.", markup=False)
             return False
-        text = await self._stop_turn()
+        text = await self.turns.stop()
         try:
             session = self.workspace.reopen(session_id)
         except (EnsembleError, OSError, sqlite3.Error, ValueError) as exc:  # ValueError: a damaged record

@@ -23,8 +23,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
+from ensemble_tui.core.modes import Style
+from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.session import ChatMessage, unchanged_prefix
 from ensemble_tui.ui.rendering import RenderedOnce, keep_line_breaks, markdown, plain
+from ensemble_tui.ui.vote_view import vote_table
 
 BATCH = 20
 # Opening a chat mounts the newest messages up to about this much text (a few screens), at
@@ -36,20 +39,32 @@ _NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info
 
 
 def message_renderable(message: ChatMessage) -> RenderableType:
-    """A message as shown: Markdown, then its sources as plain lines (never as live links).
+    """A message as shown: Markdown, then its sources as plain lines (never as live links), then
+    for a reply who wrote it, in one dim line, and the tally of its vote.
 
     Rendered once per width (RenderedOnce), not once to measure and again to draw: this is in
     the frame that first shows a new reply. Plain text (a message too long for Markdown) is
     left as Text, which Textual renders cheaply itself.
     """
     body = markdown(keep_line_breaks(message.text) if message.role == "user" else message.text)
-    if not message.sources:
+    extras: list[RenderableType] = []
+    if message.sources:
+        sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
+        for number, url in enumerate(message.sources, start=1):
+            sources.append(f"\n {number}. ")
+            sources.append_text(plain(url))
+        extras.append(sources)
+    provenance = message.provenance
+    if provenance is not None:
+        extras.append(Text(strip_control(provenance.line), style="dim", end=""))
+        if provenance.tally and provenance.style:
+            extras.append(vote_table(Style.parse(provenance.style), provenance.tally))
+    if not extras:
         return body if isinstance(body, Text) else RenderedOnce(body)
-    sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
-    for number, url in enumerate(message.sources, start=1):
-        sources.append(f"\n {number}. ")
-        sources.append_text(plain(url))
-    return RenderedOnce(Group(body, Text(""), sources))
+    parts: list[RenderableType] = [body]
+    for extra in extras:
+        parts += [Text(""), extra]
+    return RenderedOnce(Group(*parts))
 
 
 def opening_start(items: Sequence[Any]) -> int:
@@ -161,6 +176,11 @@ class MessageLog(VerticalScroll):
     @property
     def entries(self) -> list[LogEntry]:
         return list(self._entries)
+
+    @property
+    def items(self) -> list[Any]:
+        """The items shown (or to be shown once mounted), oldest first; a copy."""
+        return list(self._pending if self._pending is not None else self._messages)
 
     def on_mount(self) -> None:
         if not self._body.is_attached:

@@ -61,7 +61,7 @@ class CollectorPolicy:
     """Holds off full collections during turns and freezes long-lived objects between them.
 
     `enabled=False` makes every method do nothing: the collector is the process's, so only the
-    app that owns the process (`ui.launch.build_app`) manages it; tests build many apps in one
+    app that owns the process (`bootstrap.build_app`) manages it; tests build many apps in one
     process and leave it alone.
     """
 

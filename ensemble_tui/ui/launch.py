@@ -4,38 +4,13 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from ensemble_tui.bootstrap import attach_providers, build_app, demo_on_standby
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.collector import CollectorPolicy
-from ensemble_tui.ui.notify import ReplyNotifier, SystemNotifier
+from ensemble_tui.ui.notify import SystemNotifier
 
 LOG_FILE = "ensemble-tui.log"
-
-
-def build_app(
-    workspace: Workspace,
-    *,
-    pdf: str | Path | None = None,
-    demo: bool = False,
-    notifier: ReplyNotifier | None = None,
-    after_start_up: Callable[[], None] | None = None,
-) -> EnsembleApp:
-    """The one app factory, shared by the command line and the snapshot tests.
-
-    The app it builds owns its process, so it also schedules the garbage collector (no full
-    collection in the middle of a turn; see ui/collector.py).
-    """
-    return EnsembleApp(
-        workspace,
-        pdf=pdf,
-        demo=demo,
-        notifier=notifier,
-        collector=CollectorPolicy(),
-        after_start_up=after_start_up,
-    )
 
 
 def configure_logging(logs: Path) -> None:
@@ -53,8 +28,6 @@ def configure_logging(logs: Path) -> None:
 
 
 def launch(workspace: Workspace, *, pdf: str | None = None, demo: bool = False) -> int:
-    from ensemble_tui.cli import attach_providers, demo_on_standby
-
     configure_logging(workspace.paths.logs)
     try:
         with demo_on_standby(demo) as standby:

@@ -35,7 +35,7 @@ class ReplyActions(_Base):
         def show_pane(self, pane_id: str) -> None: ...
 
     def last_reply(self) -> ChatMessage | None:
-        return next((m for m in reversed(self.workspace.session.history) if m.role == "assistant"), None)
+        return next((m for m in reversed(self.chat.log_view.items) if m.role == "assistant"), None)
 
     def action_show_earlier(self) -> None:
         self.show_pane("chat")

@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
     from textual.worker import Worker
 
     from ensemble_tui.ui.vote_view import ReviewOutcome
 
 from ensemble_tui.core.modes import RunMode, Style
+from ensemble_tui.core.session import ChatMessage, Resubmission
 
 
 def run_label(mode: RunMode, style: Style) -> str:
@@ -34,8 +36,12 @@ class ActiveTurn:
     style: Style = Style.AGGREGATE
     started: float = field(default_factory=time.monotonic)
     worker: Worker[None] | None = None
-    outcome: str | None = None  # "final" or "failed" once the engine has said so
+    input_kept: bool = False  # the engine kept the input in the chat (a reply, or a failure to retry)
     reviews: dict[str, ReviewOutcome] = field(default_factory=dict)  # reviewer -> outcome, in arrival order
+    resubmissions: list[Resubmission] = field(default_factory=list)  # shown while the run is under way
+    shown_input: ChatMessage | None = None  # the input it showed in the chat (InputRecorded)
+    withdrawn: ChatMessage | None = None  # the reply a redo took off the chat (InputRecorded)
+    vote_notice: Widget | None = None  # the tally shown while the run goes on
 
     @property
     def label(self) -> str:

@@ -7,7 +7,7 @@ full record, ballots included, is in the run report (Ctrl+R).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,7 @@ from ensemble_tui.core.modes import Style
 from ensemble_tui.ui.rendering import plain
 
 if TYPE_CHECKING:  # imported with the engine, on the first turn
-    from ensemble_tui.core.events import VoteCounted, VoteRow
+    from ensemble_tui.core.provenance import VoteRow
 
 MEDALS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
 REVIEW_KIND = {Style.VOTE: "Critiques"}  # councils and debates ask for rankings
@@ -73,15 +73,15 @@ _TITLES = {
 }
 
 
-def vote_table(event: VoteCounted) -> RenderableType:
+def vote_table(style: Style, rows: Sequence[VoteRow]) -> RenderableType:
     """The tally as a compact table, best first; model names are shown as plain text."""
-    columns = _COLUMNS.get(event.style, _COLUMNS[Style.VOTE])
+    columns = _COLUMNS.get(style, _COLUMNS[Style.VOTE])
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold", pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("model")
     for heading, _cell, justify in columns:
         table.add_column(heading, justify=justify)  # type: ignore[arg-type]
-    for row in event.rows:
+    for row in rows:
         table.add_row(str(row.rank), plain(row.author), *(cell(row) for _heading, cell, _justify in columns))
-    title = Text(_TITLES.get(event.style, event.style.label), style="bold")
+    title = Text(_TITLES.get(style, style.label), style="bold")
     return Group(title, table)

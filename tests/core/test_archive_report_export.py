@@ -6,14 +6,14 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ensemble_tui.core.events import FinalReplyReady
+from ensemble_tui.core.events import ReplyCommitted
 from ensemble_tui.core.export import FORMATS, export_session, export_turn, write_export
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.report import turn_report
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
-from tests.core.scripted import fatal
 from tests.core.test_styles import MODELS, answer, critique_by
+from tests.support import fatal
 
 
 async def test_every_run_is_archived_with_its_calls_and_texts(home: Path, workspace, scripted, make_engine):
@@ -55,7 +55,7 @@ async def test_vote_report_shows_the_borda_table(workspace, scripted, make_engin
 
 async def anext_final(engine, mode, text, style):
     events = [event async for event in engine.run(mode, text, style)]
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
     return events
 
 

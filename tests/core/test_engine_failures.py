@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady, Notice, ProposerFailed, RunFailed, StatusChanged
+from ensemble_tui.core.events import Notice, ProposerFailed, ReplyCommitted, RunFailed, StatusChanged
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.retry import RetryPolicy
 from tests.core.helpers import of_type, restored_session, run_turn
-from tests.core.scripted import Hang, Slow, fatal, overloaded, transient
+from tests.support import Hang, Slow, fatal, overloaded, transient
 
 
 def script_all_proposers(scripted, text: str = "proposal") -> None:
@@ -33,7 +33,7 @@ async def test_backoff_grows_and_honours_a_short_retry_after(workspace, scripted
     limited = ProviderError(ErrorKind.RATE_LIMITED, "ChatGPT: rate limited (429)", retry_after=7.0)
     scripted["ChatGPT"].scripts["proposer"] = [transient("ChatGPT"), transient("ChatGPT"), limited, "ok"]
     events = await run_turn(make_engine(), Mode.CHATGPT, "q")
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
     first, second, third = sleeps.delays
     assert 0.5 <= first <= 1.0 and 1.0 <= second <= 2.0
     assert third >= 7.0
@@ -69,7 +69,7 @@ async def test_a_proposer_that_always_fails_is_skipped_and_never_enters_the_pack
     packet = aggregation.messages[-1].text
     assert "SECRET-FAILURE-TEXT" not in packet and "# Proposed Reply 3:" not in packet
     assert "# Proposed Reply 2:" in packet
-    assert of_type(events, FinalReplyReady)[0].text == "Done with two."
+    assert of_type(events, ReplyCommitted)[0].text == "Done with two."
     assert "Claude" not in workspace.session.last_outputs
     assert of_type(events, StatusChanged)[-2].text == "Collecting replies… (3/3)"
 
@@ -104,7 +104,7 @@ async def test_a_failed_turn_is_retried_by_an_empty_send(workspace, scripted, ma
     engine = make_engine()
     await run_turn(engine, Mode.CLAUDE, "Try me")
     events = await run_turn(engine, Mode.CLAUDE, "")
-    assert of_type(events, FinalReplyReady)[0].text == "Now it works."
+    assert of_type(events, ReplyCommitted)[0].text == "Now it works."
     assert [(m.role, m.text) for m in workspace.session.history] == [("user", "Try me"), ("assistant", "Now it works.")]
 
 
@@ -161,7 +161,7 @@ async def test_starting_a_run_cancels_the_one_in_flight(workspace, scripted, mak
     events = await run_turn(engine, Mode.CLAUDE, "second")
     with pytest.raises(StopAsyncIteration):
         await anext(first)
-    assert of_type(events, FinalReplyReady)[0].text == "Second run wins."
+    assert of_type(events, ReplyCommitted)[0].text == "Second run wins."
     assert [m.text for m in workspace.session.history] == ["second", "Second run wins."]
 
 
@@ -169,7 +169,7 @@ async def test_a_hanging_call_times_out_and_is_retried(workspace, scripted, make
     scripted["ChatGPT"].scripts["proposer"] = [Hang(), "After the timeout."]
     engine: Engine = make_engine(timeout_s=0.05)
     events = await asyncio.wait_for(run_turn(engine, Mode.CHATGPT, "q"), timeout=10)
-    assert of_type(events, FinalReplyReady)[0].text == "After the timeout."
+    assert of_type(events, ReplyCommitted)[0].text == "After the timeout."
     assert len(scripted["ChatGPT"].calls) == 2
 
 
@@ -212,7 +212,7 @@ async def test_missing_prompt_file_stops_before_any_call(workspace, scripted, ma
 
 
 async def test_unavailable_provider_blocks_its_single_mode_but_not_all(workspace, make_engine):
-    from tests.core.scripted import ScriptedProvider
+    from tests.support import ScriptedProvider
 
     providers = {label: ScriptedProvider(label, default=f"{label} says hi") for label in ("ChatGPT", "Gemini")}
     workspace.attach_providers(providers, {"Claude": "Claude is unavailable: set ANTHROPIC_API_KEY"})
@@ -221,7 +221,7 @@ async def test_unavailable_provider_blocks_its_single_mode_but_not_all(workspace
     assert of_type(events, RunFailed)[0].message == "Claude is unavailable: set ANTHROPIC_API_KEY"
     events = await run_turn(engine, Mode.ALL, "q again")
     assert of_type(events, ProposerFailed)[0].message == "Claude is unavailable: set ANTHROPIC_API_KEY"
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
 
 
 async def test_retry_policy_counts() -> None:
@@ -239,8 +239,8 @@ async def test_a_cancelled_redo_gives_the_old_reply_back(workspace, scripted, ma
     engine = make_engine()
     await run_turn(engine, Mode.CHATGPT, "Question")
     redo = engine.run(Mode.GEMINI, "")
-    assert (await anext(redo)).redo
-    assert workspace.session.pending_input == "Question"  # the reply is gone while the redo runs
+    started = await anext(redo)
+    assert started.redo and started.withdrawn.text == "The original reply."  # shown gone while the redo runs
     await redo.aclose()
     assert [(m.role, m.text) for m in workspace.session.history] == [
         ("user", "Question"),
@@ -280,8 +280,9 @@ async def test_a_disk_that_refuses_the_saves_costs_a_notice_not_the_turn(workspa
     monkeypatch.setattr(session_module, "atomic_write_text", disk_full)
     events = await run_turn(make_engine(), Mode.CHATGPT, "Will it save?")
     notices = [event.message for event in of_type(events, Notice)]
-    assert len(notices) == 2 and all("No space left on device" in text and "free space" in text for text in notices)
-    assert of_type(events, FinalReplyReady)[0].text == "the answer"
+    # One write path per turn: one line, however many of its files the disk refused.
+    assert len(notices) == 1 and all("No space left on device" in text and "free space" in text for text in notices)
+    assert of_type(events, ReplyCommitted)[0].text == "the answer"
     assert [(m.role, m.text) for m in workspace.session.history] == [
         ("user", "Will it save?"),
         ("assistant", "the answer"),

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ensemble_tui.core.events import (
     CostUpdated,
-    FinalReplyReady,
+    InputRecorded,
     ProposalReceived,
+    ReplyCommitted,
     Resubmitted,
     RunFailed,
-    RunStarted,
     StatusChanged,
 )
 from ensemble_tui.core.modes import Mode
@@ -26,8 +25,8 @@ async def test_single_model_turn_updates_chat_outputs_transcript_and_cost(worksp
     ]
     events = await run_turn(make_engine(), Mode.CLAUDE, "Which lemma carries the proof?")
 
-    assert isinstance(events[0], RunStarted) and events[0].query == "Which lemma carries the proof?"
-    assert of_type(events, FinalReplyReady)[0].text == "It is **Lemma 2**."
+    assert isinstance(events[0], InputRecorded) and events[0].query == "Which lemma carries the proof?"
+    assert of_type(events, ReplyCommitted)[0].text == "It is **Lemma 2**."
     (call,) = scripted["Claude"].calls
     assert call.system == workspace.prompts.proposer_system("Claude")
     assert call.pdf == sample_pdf.resolve()
@@ -48,12 +47,11 @@ async def test_single_model_turn_updates_chat_outputs_transcript_and_cost(worksp
 
     transcript = (workspace.paths.chats / f"{session.id}.md").read_text()
     assert "Which lemma carries the proof?" in transcript and "It is **Lemma 2**." in transcript
-    saved = json.loads(workspace.paths.session_file.read_text())
-    assert saved["pdf_path"] == str(sample_pdf.resolve())
-    assert restored_session(workspace.paths.root).history[-1].text == "It is **Lemma 2**."
-    log_lines = (workspace.paths.logs / f"{session.id}.jsonl").read_text().splitlines()
-    logged = json.loads(log_lines[-1])
-    assert logged["outcome"] == "final" and logged["calls"][0]["provider"] == "Claude"
+    restored = restored_session(workspace.paths.root)
+    assert restored.pdf_path == str(sample_pdf.resolve())
+    assert restored.history[-1].text == "It is **Lemma 2**."
+    logged = workspace.archive.turns(session.id)[-1].record
+    assert logged.outcome == "final" and logged.calls[0].provider == "Claude"
 
 
 async def test_history_is_sent_as_alternating_turns_on_the_next_turn(workspace, scripted, make_engine):
@@ -107,7 +105,7 @@ async def test_all_mode_collects_proposals_and_aggregates_anonymously(workspace,
         assert f"Proposal written by {label}-model." in packet_turn
         assert f"{label}\n" not in packet_turn and f"# {label}" not in packet_turn
 
-    assert of_type(events, FinalReplyReady)[0].text == "The combined answer."
+    assert of_type(events, ReplyCommitted)[0].text == "The combined answer."
     assert workspace.session.history[-1].text == "The combined answer."
     assert workspace.session.last_outputs["Gemini"].text == "Proposal written by Gemini-model."
     assert workspace.session.resubmissions == []
@@ -145,7 +143,7 @@ async def test_a_turn_that_needs_all_five_passes_forces_a_final_reply(workspace,
     assert "Remark round 2" in workspace.session.resubmissions[1].text
     assert "# Proposed Reply 1:" in workspace.session.resubmissions[0].text
     # The fifth output is final whatever it says; only the sentinel line is dropped.
-    assert of_type(events, FinalReplyReady)[0].text == "Remark round 5"
+    assert of_type(events, ReplyCommitted)[0].text == "Remark round 5"
 
 
 async def test_synthesis_requests_carry_the_remarks_and_each_proposers_own_number(workspace, scripted, make_engine):
@@ -182,7 +180,10 @@ async def test_redo_replaces_the_last_reply_in_chat_and_transcript(workspace, sc
     await run_turn(engine, Mode.CHATGPT, "What is shown in Table 1?")
     events = await run_turn(engine, Mode.GEMINI, "")
 
-    assert events[0] == RunStarted(Mode.GEMINI, "What is shown in Table 1?", redo=True)
+    first = events[0]
+    assert isinstance(first, InputRecorded)
+    assert (first.mode, first.query, first.redo) == (Mode.GEMINI, "What is shown in Table 1?", True)
+    assert first.message is None and first.withdrawn is not None and first.withdrawn.text == "Weak answer."
     assert scripted["Gemini"].calls[0].messages[-1].text == "What is shown in Table 1?"
     assert [(m.role, m.text) for m in workspace.session.history] == [
         ("user", "What is shown in Table 1?"),
@@ -202,7 +203,7 @@ async def test_redo_with_an_empty_chat_says_what_to_do(workspace, scripted, make
 async def test_model_text_is_stripped_of_control_characters_everywhere(workspace, scripted, make_engine):
     scripted["ChatGPT"].scripts["proposer"] = ["Safe\x1b]52;c;aGk=\x07 text\x1b[2J"]
     events = await run_turn(make_engine(), Mode.CHATGPT, "q")
-    final = of_type(events, FinalReplyReady)[0].text
+    final = of_type(events, ReplyCommitted)[0].text
     assert "\x1b" not in final and "\x07" not in final
     transcript = (workspace.paths.chats / f"{workspace.session.id}.md").read_bytes()
     assert b"\x1b" not in transcript and b"\x1b" not in workspace.paths.session_file.read_bytes()
@@ -213,7 +214,7 @@ async def test_sources_are_kept_with_the_reply(workspace, scripted, make_engine)
         Reply("See the erratum.", Usage(), ("https://example.org/erratum", "javascript:alert(1)"))
     ]
     events = await run_turn(make_engine(), Mode.CHATGPT, "q")
-    assert of_type(events, FinalReplyReady)[0].sources == ("https://example.org/erratum",)
+    assert of_type(events, ReplyCommitted)[0].sources == ("https://example.org/erratum",)
     assert workspace.session.history[-1].sources == ["https://example.org/erratum"]
     assert "https://example.org/erratum" in (workspace.paths.chats / f"{workspace.session.id}.md").read_text()
 

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from ensemble_tui.core.errors import PromptFileError
-from ensemble_tui.core.events import FinalReplyReady, ProposalReceived
+from ensemble_tui.core.events import ProposalReceived, ReplyCommitted
 from ensemble_tui.core.modes import Mode, SingleModel, parse_run_mode
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
-from tests.core.scripted import ScriptedProvider
+from tests.support import ScriptedProvider
 
 DEEPSEEK = {
     "label": "DeepSeek",
@@ -59,7 +59,7 @@ async def test_all_includes_joining_providers_and_they_run_alone(home, make_engi
 
     workspace.update_settings(reasoning={"DeepSeek": "high", "ChatGPT": "low"})
     events = await run_turn(engine, SingleModel("DeepSeek"), "Alone now")
-    assert of_type(events, FinalReplyReady)[0].text == "DeepSeek answer"
+    assert of_type(events, ReplyCommitted)[0].text == "DeepSeek answer"
     assert providers["DeepSeek"].calls[-1].reasoning_effort == "high"
     await run_turn(engine, Mode.CHATGPT, "gpt-5 offers an effort")
     assert providers["ChatGPT"].calls[-1].reasoning_effort == "low"

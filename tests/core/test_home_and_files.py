@@ -198,7 +198,7 @@ async def test_a_placeholder_typo_is_reported_once_naming_the_file(home: Path) -
     from ensemble_tui.core.engine import Engine
     from ensemble_tui.core.events import Notice
     from ensemble_tui.core.modes import Mode
-    from tests.core.scripted import ScriptedProvider
+    from tests.support import ScriptedProvider
 
     workspace = Workspace.open(home)
     path = workspace.paths.prompts / "ProposerSystemPrompts" / "Gemini.txt"

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.archive import SCHEMA, RunArchive
-from ensemble_tui.core.events import FinalReplyReady, Notice
+from ensemble_tui.core.events import Notice, ReplyCommitted
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.session import ChatMessage, Resubmission, SessionData
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
-from tests.core.scripted import Hang
+from tests.support import Hang
 
 
 def _restarted(home: Path) -> Workspace:
@@ -67,7 +67,7 @@ def test_session_json_stays_small_as_the_chat_grows(workspace, home):
         workspace.persist()
     saved = workspace.paths.session_file.read_text(encoding="utf-8")
     assert len(saved) < 2_000
-    assert json.loads(saved)["archived"] == {"history": 200, "resubmissions": 0}
+    assert json.loads(saved) == {"id": workspace.session.id}  # it names the chat; the archive holds it
     assert "question 199" in (home / "Chats" / f"{workspace.session.id}.md").read_text(encoding="utf-8")
     assert len(_restarted(home).session.history) == 200
 
@@ -131,13 +131,13 @@ def test_a_broken_archive_is_kept_aside_and_a_new_chat_starts(workspace, home):
 async def test_an_archive_that_refuses_a_save_costs_a_notice_not_the_reply(
     workspace, scripted, make_engine, monkeypatch: pytest.MonkeyPatch
 ):
-    def refuse(*_args: object) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(RunArchive, "save_session", refuse)
     scripted["ChatGPT"].scripts["proposer"] = ["the answer"]
     events = await run_turn(make_engine(), Mode.CHATGPT, "a question")
-    assert [e.text for e in of_type(events, FinalReplyReady)] == ["the answer"]
+    assert [e.text for e in of_type(events, ReplyCommitted)] == ["the answer"]
     notices = [e.message for e in of_type(events, Notice)]
     assert notices and all(n.startswith(f"Could not save {workspace.paths.archive}") for n in notices)
     assert [m.text for m in workspace.session.history] == ["a question", "the answer"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 
-from ensemble_tui.core.events import FinalReplyReady, Notice, ReviewReceived, RunFailed, VoteCounted
+from ensemble_tui.core.events import Notice, ReplyCommitted, ReviewReceived, RunFailed, VoteCounted
 from ensemble_tui.core.modes import Mode, Style
 from ensemble_tui.core.provider import CallRequest
-from tests.core.helpers import of_type
-from tests.core.scripted import fatal
+from tests.core.helpers import of_type, restored_session
+from tests.support import fatal
 
 MODELS = ("ChatGPT", "Claude", "Gemini")
 BLOCK = re.compile(r"^# (?:Answer|Agent) ([A-Z])\n(.*?)(?=^# |\Z)", re.MULTILINE | re.DOTALL)
@@ -103,7 +103,7 @@ async def test_council_ranks_anonymously_and_the_chairman_writes_the_reply(works
         ("Gemini", 1.5, 2),
         ("ChatGPT", 2.0, 2),
     ]
-    assert of_type(events, FinalReplyReady)[0].text == "The chairman's synthesis."
+    assert of_type(events, ReplyCommitted)[0].text == "The chairman's synthesis."
     assert workspace.session.history[-1].text == "The chairman's synthesis."
 
 
@@ -128,7 +128,7 @@ async def test_council_repairs_an_unreadable_ranking_once_then_leaves_it_out(wor
     assert any("Claude's ranking could not be read" in n.message for n in of_type(events, Notice))
     (tally,) = of_type(events, VoteCounted)
     assert sum(row.ballots for row in tally.rows) == 4  # two ballots of two answers each
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
 
 
 async def test_vote_picks_the_borda_winner_and_names_the_vote(workspace, scripted, make_engine):
@@ -142,10 +142,14 @@ async def test_vote_picks_the_borda_winner_and_names_the_vote(workspace, scripte
         (call,) = scripted[label].calls_as("critique")
         assert answer(label) not in shown_answers(call).values()
         assert "ignore any instruction" in call.messages[-1].text.lower()
-    final = of_type(events, FinalReplyReady)[0].text
-    assert final.startswith(answer("Claude"))
-    assert final.endswith("*Vote: Claude's answer won with 2 Borda points and 2 of 3 first-place votes.*")
+    (committed,) = of_type(events, ReplyCommitted)
+    assert committed.text == answer("Claude")  # the reply stays clean: later turns send it to models
+    claude = workspace.model_for("Claude")
+    assert committed.message.provenance.line == f"All · Critique & vote · winner {claude} (2 pts)"
+    (vote,) = [a for a in workspace.archive.turns(workspace.session.id)[-1].record.artifacts if a.kind == "vote"]
+    assert vote.text == "*Vote: Claude's answer won with 2 Borda points and 2 of 3 first-place votes.*"
     (tally,) = of_type(events, VoteCounted)
+    assert committed.message.provenance.tally == list(tally.rows)  # kept beside the reply
     assert [(r.author, r.points, r.first_places, r.mean_overall) for r in tally.rows] == [
         ("Claude", 2.0, 2, 9.0),
         ("ChatGPT", 1.0, 1, 6.0),
@@ -165,8 +169,10 @@ async def test_vote_survives_a_failing_reviewer_and_repairs_bad_json(workspace, 
     chatgpt_calls = scripted["ChatGPT"].calls_as("critique")
     assert len(chatgpt_calls) == 2 and "was not the JSON object" in chatgpt_calls[1].messages[-1].text
     assert any(n.message.startswith("Gemini gave no critique") for n in of_type(events, Notice))
-    final = of_type(events, FinalReplyReady)[0].text
-    assert final.startswith(answer("Claude")) and "of 2 first-place votes" in final
+    final = of_type(events, ReplyCommitted)[0].text
+    assert final == answer("Claude")
+    (vote,) = [a for a in workspace.archive.turns(workspace.session.id)[-1].record.artifacts if a.kind == "vote"]
+    assert "of 2 first-place votes" in vote.text
 
 
 def debater(label: str, peers_to_message: bool = True):
@@ -214,9 +220,11 @@ async def test_debate_rounds_route_messages_and_award_medals(workspace, scripted
         assert f"{label} round 2 heard nothing" in second  # its own latest answer
         for name in MODELS:
             assert name not in second.replace(f"{name} round", "").replace(answer(name), "")
-    final = of_type(events, FinalReplyReady)[0].text
-    assert final.startswith("Gemini round 3 heard")
-    assert "gold Gemini" in final and "silver ChatGPT" in final and "bronze Claude" in final
+    (committed,) = of_type(events, ReplyCommitted)
+    assert committed.text.startswith("Gemini round 3 heard") and "gold" not in committed.text
+    assert committed.message.provenance.line.startswith(f"All · Debate · gold {workspace.model_for('Gemini')} (")
+    (medals,) = [a for a in workspace.archive.turns(workspace.session.id)[-1].record.artifacts if a.kind == "vote"]
+    assert "gold Gemini" in medals.text and "silver ChatGPT" in medals.text and "bronze Claude" in medals.text
     (tally,) = of_type(events, VoteCounted)
     assert [(r.author, r.medal) for r in tally.rows] == [
         ("Gemini", "gold"),
@@ -234,7 +242,7 @@ async def test_debate_keeps_a_badly_formatted_reply_as_a_plain_answer(workspace,
     scripted["Claude"].scripts["debate"] = ["no sections here", "still none", debater("Claude")]
     events = await run_style(make_engine(), Mode.ALL, "q", Style.DEBATE)
     assert len(scripted["Claude"].calls_as("debate")) == 3  # round 2 + its repair, then round 3
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
     assert not of_type(events, RunFailed)
     third_round = scripted["Claude"].calls_as("debate")[2].messages[-1].text
     assert "Your latest answer:\n\nstill none" in third_round  # the unformatted reply was kept as its answer
@@ -244,7 +252,7 @@ async def test_debate_keeps_a_badly_formatted_reply_as_a_plain_answer(workspace,
 async def test_single_modes_ignore_the_style(workspace, scripted, make_engine):
     scripted["Claude"].scripts["proposer"] = ["Just Claude."]
     events = await run_style(make_engine(), Mode.CLAUDE, "q", Style.DEBATE)
-    assert of_type(events, FinalReplyReady)[0].text == "Just Claude."
+    assert of_type(events, ReplyCommitted)[0].text == "Just Claude."
     assert len(scripted["Claude"].calls) == 1
 
 
@@ -253,3 +261,21 @@ async def test_a_missing_style_prompt_names_the_file_before_any_call(workspace, 
     events = await run_style(make_engine(), Mode.ALL, "q", Style.VOTE)
     assert "Deliberation/CritiquePrompt.txt" in of_type(events, RunFailed)[0].message
     assert all(provider.calls == [] for provider in scripted.values())
+
+
+async def test_who_won_is_never_sent_to_a_model_in_later_turns(workspace, scripted, make_engine):
+    scores = {answer("ChatGPT"): 6, answer("Claude"): 9, answer("Gemini"): 3}
+    for label in MODELS:
+        scripted[label].scripts["proposer"] = [answer(label), "the next answer"]
+        scripted[label].scripts["critique"] = [critique_by(scores)]
+    engine = make_engine()
+    await run_style(engine, Mode.ALL, "Which proof is right?", Style.VOTE)
+    await run_style(engine, Mode.CHATGPT, "And the lemma?", Style.VOTE)
+
+    provenance = workspace.session.history[1].provenance
+    assert provenance is not None and "winner" in provenance.line
+    sent = "\n".join(turn.text for turn in scripted["ChatGPT"].calls[-1].messages)
+    assert workspace.model_for("Claude") not in sent and "Critique & vote" not in sent and "Borda" not in sent
+    restored = restored_session(workspace.paths.root)
+    assert restored.history[1].provenance == provenance  # shown again after a restart, tally included
+    assert restored.history[3].provenance.line == f"ChatGPT · {workspace.model_for('ChatGPT')}"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core import atomic
-from ensemble_tui.core.events import FinalReplyReady, Notice, RunFailed
+from ensemble_tui.core.events import Notice, ReplyCommitted, RunFailed
 from ensemble_tui.core.home import seed_home
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.workspace import Workspace
@@ -42,7 +42,7 @@ def test_half_written_settings_are_set_aside(home: Path) -> None:
     ids=["wrong-type", "missing-field", "truncated"],
 )
 async def test_a_broken_configuration_costs_only_its_provider(home, make_engine, content, expected) -> None:
-    from tests.core.scripted import ScriptedProvider
+    from tests.support import ScriptedProvider
 
     paths = seed_home(home)
     (paths.configurations / "Claude.json").write_text(content)
@@ -59,7 +59,7 @@ async def test_a_broken_configuration_costs_only_its_provider(home, make_engine,
     events = await run_turn(engine, Mode.CLAUDE, "q")
     assert "Claude.json" in one_line(of_type(events, RunFailed)[0].message)
     events = await run_turn(engine, Mode.ALL, "q2")  # the others still answer
-    assert of_type(events, FinalReplyReady)
+    assert of_type(events, ReplyCommitted)
 
 
 @pytest.mark.parametrize("damage", ["directory", "not-utf8"])
@@ -135,7 +135,7 @@ async def test_a_full_disk_while_writing_the_transcript_keeps_the_reply_and_the_
 
     monkeypatch.setattr("ensemble_tui.core.session_store.atomic_write_text", full_disk)
     events = await run_turn(engine, Mode.GEMINI, "second")
-    assert of_type(events, FinalReplyReady)[0].text == "Shown although the disk is full."
+    assert of_type(events, ReplyCommitted)[0].text == "Shown although the disk is full."
     notice = one_line(of_type(events, Notice)[-1].message)
     assert "No space left on device" in notice and ".md" in notice and "free space" in notice
     transcript = (workspace.paths.chats / f"{workspace.session.id}.md").read_text()

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 from ensemble_tui.core.costs import CHARS_PER_TOKEN, EXPECTED_OUTPUT_TOKENS, estimate_call_cost
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady, RunFailed
+from ensemble_tui.core.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.workspace import Workspace
-from tests.core.scripted import ScriptedProvider, role_of
+from tests.support import ScriptedProvider, role_of
+from tests.support import no_sleep as no_wait
 
 MODES = [Mode.CHATGPT, Mode.CLAUDE, Mode.CHATGPT_GEMINI, Mode.ALL]
 
@@ -69,8 +70,6 @@ def run_scenario(home: Path, mode: Mode, cap: float, turns: int, accountant_args
         providers[label] = provider
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
 
-    async def no_wait(_: float) -> None:
-        return None
 
     async def play() -> None:
         engine = Engine(workspace, rng=random.Random(1), sleep=no_wait)
@@ -79,7 +78,7 @@ def run_scenario(home: Path, mode: Mode, cap: float, turns: int, accountant_args
                 if isinstance(event, RunFailed) and event.message.startswith("Budget stop"):
                     return
                 assert not isinstance(event, RunFailed) or "server error" in event.message or "Every" in event.message
-                assert not isinstance(event, FinalReplyReady) or event.text
+                assert not isinstance(event, ReplyCommitted) or event.text
 
     asyncio.run(play())
     return accountant

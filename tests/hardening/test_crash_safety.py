@@ -13,12 +13,13 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady
+from ensemble_tui.core.events import ReplyCommitted
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.session import SessionData
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.workspace import Workspace
-from tests.core.scripted import ScriptedProvider
+from tests.support import ScriptedProvider
+from tests.support import no_sleep as no_wait
 
 KILLS = 200
 CHECK_ALL_EVERY = 10  # kills between checks of every chat's files (each kill checks the current chat's)
@@ -30,8 +31,6 @@ async def _work(home: Path, conn: Connection, seed: int) -> None:
     workspace = Workspace.open(home)
     workspace.attach_providers({"ChatGPT": ScriptedProvider("ChatGPT", default=REPLY)}, {})  # type: ignore[dict-item]
 
-    async def no_wait(_: float) -> None:
-        return None
 
     engine = Engine(workspace, sleep=no_wait)
     number = rng.randrange(1_000_000)
@@ -41,7 +40,7 @@ async def _work(home: Path, conn: Connection, seed: int) -> None:
             workspace.new_chat()
         question = f"Q{number}"
         async for event in engine.run(Mode.CHATGPT, question):
-            if isinstance(event, FinalReplyReady):
+            if isinstance(event, ReplyCommitted):
                 # The engine has saved everything before it reports the reply.
                 conn.send((workspace.session.id, question))
         number += 1

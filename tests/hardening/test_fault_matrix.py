@@ -31,13 +31,14 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.events import (
     EngineEvent,
-    FinalReplyReady,
     Notice,
     ProposalReceived,
     ProposerFailed,
+    ReplyCommitted,
     ReviewReceived,
     RunFailed,
 )
@@ -209,9 +210,12 @@ def of_type(events: list[EngineEvent], kind: type) -> list:
 
 
 def last_turn_calls(home: Path, session_id: str) -> list[dict[str, object]]:
-    """Every attempt of the last turn, from the turn log (Logs/)."""
-    lines = (home / "Logs" / f"{session_id}.jsonl").read_text(encoding="utf-8").splitlines()
-    return json.loads(lines[-1])["calls"]
+    """Every attempt of the last turn, from the run archive as a restart reads it."""
+    archive = RunArchive(home / "History.sqlite3")
+    try:
+        return archive.turns(session_id)[-1].record.to_json()["calls"]
+    finally:
+        archive.close()
 
 
 def saved_session(home: Path) -> SessionData:
@@ -274,7 +278,7 @@ async def test_fault_matrix(
     engine = Engine(workspace, retry=RetryPolicy(), rng=random.Random(5), sleep=sleeps, timeout_s=timeout_s)
     mode, style = set_up(role, provider, workspace)
     good = await run(engine, mode, FIRST_QUESTION, style)  # must survive the failing turn, on disk
-    (first_final,) = of_type(good, FinalReplyReady)
+    (first_final,) = of_type(good, ReplyCommitted)
 
     sleeps.delays.clear()
     for name in PROVIDERS:
@@ -371,12 +375,12 @@ def check_saved_turns(session: SessionData, home: Path, role: str, events: list[
     transcript = (home / "Chats" / f"{session.id}.md").read_text(encoding="utf-8")
     assert FIRST_QUESTION in transcript and first_reply.strip() in transcript
     if role in ("single", "aggregator"):
-        assert not of_type(events, FinalReplyReady)
+        assert not of_type(events, ReplyCommitted)
         assert history[2:] == [("user", SECOND_QUESTION)]
         assert transcript.rstrip().endswith(f"## You\n\n{SECOND_QUESTION}")
     else:
         assert not of_type(events, RunFailed)
-        (final,) = of_type(events, FinalReplyReady)
+        (final,) = of_type(events, ReplyCommitted)
         assert history[2:] == [("user", SECOND_QUESTION), ("assistant", final.text)]
         assert final.text.strip() in transcript.split(SECOND_QUESTION, 1)[1]
 
@@ -395,7 +399,7 @@ def check_role_outcome(
         assert packet.count("# Proposed Reply ") == 2
         assert all(f"Proposal from {name}." in packet for name in others)
         assert f"Proposal from {provider}." not in packet and message not in packet
-        (final,) = of_type(events, FinalReplyReady)
+        (final,) = of_type(events, ReplyCommitted)
         assert final.text == f"Final by {aggregator}."
     if role == "reviewer":  # its critique is left out; the others' count
         assert {event.provider for event in of_type(events, ProposalReceived)} == set(PROVIDERS)

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady, ProposerFailed, Resubmitted, RunFailed
+from ensemble_tui.core.events import ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.retry import RetryPolicy
 from ensemble_tui.providers.registry import build_providers
@@ -47,7 +47,7 @@ async def test_all_mode_with_a_resynthesis_round_and_the_pdf(engine, sim, worksp
         ScriptedReply("FINAL REPLY:\nThe combined answer.", match=AGGREGATION, unless="Your own proposal"),
     )
     events = await run(engine, Mode.ALL, "What does the paper show?")
-    final = [event for event in events if isinstance(event, FinalReplyReady)]
+    final = [event for event in events if isinstance(event, ReplyCommitted)]
     assert [event.text for event in final] == ["The combined answer."]
     assert len([event for event in events if isinstance(event, Resubmitted)]) == 1
     for script in sim.scripts.values():
@@ -64,14 +64,14 @@ async def test_a_failing_proposer_is_retried_five_times_then_skipped(engine, sim
     events = await run(engine, Mode.ALL, "Question?")
     assert len(proposer_calls(sim.openai)) == 6
     assert [event.provider for event in events if isinstance(event, ProposerFailed)] == ["ChatGPT"]
-    assert any(isinstance(event, FinalReplyReady) for event in events)
+    assert any(isinstance(event, ReplyCommitted) for event in events)
     assert len(sleeps.delays) == 5
 
 
 async def test_a_rate_limited_proposer_waits_the_retry_after(engine, sim, sleeps):
     sim.gemini.push(Fault("rate_limit", retry_after=4, unless=AGGREGATION))
     events = await run(engine, Mode.GEMINI, "Question?")
-    assert any(isinstance(event, FinalReplyReady) for event in events)
+    assert any(isinstance(event, ReplyCommitted) for event in events)
     assert len(sim.gemini.calls) == 2
     assert sleeps.delays == [pytest.approx(4)]
 
@@ -88,7 +88,7 @@ async def test_an_overloaded_aggregator_is_retried_three_times(engine, sim):
     sim.anthropic.push(*(Fault("overloaded", match=AGGREGATION) for _ in range(3)))
     events = await run(engine, Mode.ALL, "Question?")
     assert len(aggregator_calls(sim.anthropic)) == 4
-    assert any(isinstance(event, FinalReplyReady) for event in events)
+    assert any(isinstance(event, ReplyCommitted) for event in events)
 
 
 async def test_a_fatal_error_is_not_retried(engine, sim):

@@ -13,7 +13,7 @@ import pytest
 
 from ensemble_tui.core.config import ProviderConfig, load_provider_config
 from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import FinalReplyReady, ProposalReceived, ProposerFailed, Resubmitted, RunFailed
+from ensemble_tui.core.events import ProposalReceived, ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
 from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
@@ -92,7 +92,7 @@ async def test_a_multi_turn_all_run_mixing_built_in_and_compatible_providers(mix
 
     events = await run(mixed, Mode.ALL, "What does the paper show?")
 
-    assert [event.text for event in of(events, FinalReplyReady)] == ["The combined answer."]
+    assert [event.text for event in of(events, ReplyCommitted)] == ["The combined answer."]
     assert of(events, ProposerFailed) == [] and of(events, RunFailed) == []
     proposers = {event.provider for event in of(events, ProposalReceived)}
     assert proposers == {*BUILT_INS, "DeepSeek", "OpenRouter"}
@@ -125,7 +125,7 @@ async def test_a_multi_turn_all_run_mixing_built_in_and_compatible_providers(mix
 
     second = await run(mixed, Mode.ALL, "And its limitations?")
 
-    assert [event.text for event in of(second, FinalReplyReady)] == ["The second answer."]
+    assert [event.text for event in of(second, ReplyCommitted)] == ["The second answer."]
     latest = deepseek.calls[-1].body["messages"]
     assert [message["role"] for message in latest] == ["system", "user", "assistant", "user"]
     assert "Deliberation Among Language Models" in latest[1]["content"]  # the PDF stays in the first turn
@@ -147,4 +147,4 @@ async def test_a_local_server_that_is_not_running_is_skipped_without_retries(wor
     assert failed.provider == "Ollama"
     assert failed.message == f"Ollama at {origin} is not reachable - start it, or set enabled: false in Ollama.json"
     assert sleeps.delays == []  # fatal: no retry storm
-    assert [event.text for event in of(events, FinalReplyReady)] == ["Without Ollama."]
+    assert [event.text for event in of(events, ReplyCommitted)] == ["Without Ollama."]

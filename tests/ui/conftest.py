@@ -16,27 +16,16 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from ensemble_tui.bootstrap import build_app
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.panes.lazy import LazyPane
-from tests.core.scripted import ScriptedProvider
+from tests.support import FolderOpener, ScriptedProvider, no_sleep
 
 SIZE = (120, 40)
-
-
-async def no_sleep(_seconds: float) -> None:
-    return None
-
-
-class FolderOpener:
-    def __init__(self) -> None:
-        self.opened: list[Path] = []
-
-    def __call__(self, path: Path) -> bool:
-        self.opened.append(path)
-        return False
 
 
 @pytest.fixture(autouse=True)
@@ -73,9 +62,10 @@ def make_app(workspace: Workspace) -> Callable[..., EnsembleApp]:
             "engine": Engine(workspace, rng=random.Random(7), sleep=no_sleep),
             "notifier": RecordingNotifier(),
             "folder_opener": FolderOpener(),
+            "collector": CollectorPolicy(enabled=False),  # the test process's collector is left alone
         }
         options.update(kwargs)
-        return EnsembleApp(workspace, **options)  # type: ignore[arg-type]
+        return build_app(workspace, **options)  # type: ignore[arg-type]
 
     return factory
 
@@ -94,6 +84,12 @@ async def settle(pilot: Pilot, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def shows_pending_input(app: EnsembleApp) -> bool:
+    """The chat ends with an input still waiting for its reply (a run under way shows it)."""
+    items = app.chat.log_view.items
+    return bool(items) and items[-1].role == "user"
 
 
 async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 5.0) -> None:
@@ -119,3 +115,13 @@ async def type_text(pilot: Pilot, text: str) -> None:
     """Type into the focused widget (as a paste would arrive: whole, newlines included)."""
     pilot.app.chat.input.insert(text)
     await pilot.pause()
+
+
+def restarted_app(home: Path) -> EnsembleApp:
+    """The app as the next start opens it, over the same home."""
+    workspace = Workspace.open(home)
+    workspace.attach_providers(
+        {name: ScriptedProvider(name, default=f"{name} answer") for name in ("ChatGPT", "Claude", "Gemini")}, {}
+    )  # type: ignore[misc]
+    engine = Engine(workspace, rng=random.Random(7), sleep=no_sleep)
+    return build_app(workspace, engine=engine, notifier=RecordingNotifier(), collector=CollectorPolicy(enabled=False))

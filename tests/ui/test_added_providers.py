@@ -16,8 +16,8 @@ from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.panes import pane_id_for_provider
-from tests.core.scripted import Hang, ScriptedProvider
-from tests.ui.conftest import SIZE, FolderOpener, no_sleep, settle, type_text, wait_until
+from tests.support import FolderOpener, Hang, ScriptedProvider, no_sleep
+from tests.ui.conftest import SIZE, settle, shows_pending_input, type_text, wait_until
 
 DEEPSEEK = {
     "label": "DeepSeek",
@@ -135,7 +135,7 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
         providers["Local [vLLM]"].scripts["proposer"] = [Hang()]
         await type_text(pilot, "Slow local question")
         await pilot.press("shift+f2")
-        await wait_until(pilot, lambda: app.turn is not None and workspace.session.history[-1].role == "user")
+        await wait_until(pilot, lambda: app.turn is not None and shows_pending_input(app))
         await pilot.press("shift+f2")
         await settle(pilot)
         assert app.chat.input.text == "Slow local question"

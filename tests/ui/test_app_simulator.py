@@ -17,7 +17,8 @@ from ensemble_tui.simulator.demo import DemoSimulator
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.chat_view import VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
-from tests.ui.conftest import SIZE, no_sleep, settle, type_text
+from tests.support import no_sleep
+from tests.ui.conftest import SIZE, settle, type_text
 
 
 async def test_a_council_turn_in_the_app_against_the_simulator(home, sample_pdf):

@@ -13,7 +13,7 @@ from ensemble_tui.ui.chat_view import ChatEntry
 from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.report import ReportScreen
-from tests.core.scripted import Hang
+from tests.support import Hang
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 
@@ -146,7 +146,7 @@ async def test_reopening_a_chat_during_a_run_cancels_it_and_keeps_the_question(w
         chatty["Gemini"].scripts["proposer"] = [Hang()]
         await type_text(pilot, "Never answered")
         await pilot.press("f3")
-        await wait_until(pilot, lambda: bool(workspace.session.history))
+        await wait_until(pilot, lambda: bool(app.chat.log_view.items))
         assert await app.reopen_session(earlier)
         await settle(pilot)
         assert workspace.session.id == earlier and app.turn is None

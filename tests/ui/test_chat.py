@@ -10,7 +10,7 @@ from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError
 from ensemble_tui.ui.chat_view import ChatEntry, ChatNotice, VoteNotice
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
-from tests.core.scripted import Hang, fatal, transient
+from tests.support import Hang, fatal, transient
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 
@@ -133,18 +133,27 @@ async def test_pressing_the_active_action_again_cancels(workspace, chatty, make_
         assert workspace.session.history == []
 
 
-async def test_another_action_while_running_asks_the_same_question_in_that_mode(workspace, chatty, make_app):
+async def test_another_mode_key_or_button_during_a_run_starts_nothing_and_says_so(workspace, chatty, make_app):
     chatty["Gemini"].scripts["proposer"] = [Hang()]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Which mode?")
         await pilot.press("f3")
         await wait_until(pilot, lambda: bool(entries(app)))
+        await type_text(pilot, "A new question")
         await pilot.press("f1")
-        await settle(pilot)
-        assert entries(app) == [("user", "Which mode?"), ("assistant", "ChatGPT answer")]
-        assert app.chat.input.text == ""
-        assert workspace.session.last_mode == "chatgpt"
+        await pilot.press("f5")
+        await pilot.click(f"#{button_id(Mode.CLAUDE)}")
+        await wait_until(pilot, lambda: len(app._notifications) >= 3)
+        toasts = [notification.message for notification in app._notifications]
+        assert toasts.count("A reply is under way: Esc cancels it.") == 3
+        assert app.turn is not None and app.turn.mode is Mode.GEMINI  # the run goes on, calls kept
+        assert not chatty["ChatGPT"].calls and not chatty["Claude"].calls
+        assert entries(app) == [("user", "Which mode?")]
+        assert app.chat.input.text == "A new question"  # the new text is neither sent nor lost
+        await pilot.press("f3")  # the active mode's key cancels
+        await wait_until(pilot, lambda: app.turn is None)
+        assert entries(app) == [] and app.chat.input.text.startswith("Which mode?")
 
 
 async def test_enter_during_a_run_does_not_cancel_it(workspace, chatty, make_app):
@@ -264,10 +273,10 @@ class StyledEngine:
     running = False
 
     async def run(self, mode, text, style=None):
-        from ensemble_tui.core.events import ReviewReceived, RunStarted, VoteCounted, VoteRow
+        from ensemble_tui.core.events import InputRecorded, ReviewReceived, VoteCounted, VoteRow
         from ensemble_tui.core.modes import Style
 
-        yield RunStarted(mode, text, redo=False)
+        yield InputRecorded(mode, text, redo=False)
         yield ReviewReceived("ChatGPT", "1. A", accepted=True)
         yield ReviewReceived("Gemini", "garbled", accepted=False, problem="no FINAL RANKING list")
         yield ReviewReceived("[b]Claude", "1. B", accepted=True)

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from ensemble_tui.ui.collector import NO_FULL_COLLECTION, CollectorPolicy, start_up_hold
-from tests.core.scripted import Hang
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.support import Hang
+from tests.ui.conftest import SIZE, settle, shows_pending_input, type_text, wait_until
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ async def test_the_app_collects_between_turns_never_during_one(collector_state, 
         assert gc.get_freeze_count() > 0 and policy.settled == 0
         await type_text(pilot, "Slow question")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.turn is not None and workspace.session.history[-1].role == "user")
+        await wait_until(pilot, lambda: app.turn is not None and shows_pending_input(app))
         assert not full_collections_allowed()
         await pilot.press("escape")  # cancelled: full collections may run again
         await settle(pilot)

@@ -8,7 +8,7 @@ from textual.command import CommandPalette
 
 from ensemble_tui.core.session import ChatMessage
 from ensemble_tui.ui.screens.links import LinkPicker
-from tests.core.scripted import Hang
+from tests.support import Hang
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 
 EXPECTED_COMMANDS = {
@@ -158,7 +158,7 @@ async def test_a_broken_keymap_file_is_a_warning(workspace, chatty, make_app):
 
 
 async def test_new_chat_while_running_cancels_first_and_keeps_the_question(workspace, chatty, make_app):
-    from tests.core.scripted import Hang
+    from tests.support import Hang
 
     chatty["ChatGPT"].scripts["proposer"] = [Hang()]
     app = make_app()
@@ -166,7 +166,7 @@ async def test_new_chat_while_running_cancels_first_and_keeps_the_question(works
         old_id = workspace.session.id
         await type_text(pilot, "Unfinished")
         await pilot.press("f1")
-        await wait_until(pilot, lambda: bool(workspace.session.history))
+        await wait_until(pilot, lambda: bool(app.chat.log_view.items))
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert workspace.session.id != old_id and workspace.session.history == []

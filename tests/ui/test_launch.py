@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from ensemble_tui import cli
+from ensemble_tui import bootstrap
 from ensemble_tui.ui import launch as launch_module
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import SystemNotifier
@@ -53,8 +53,8 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
         seen["app"] = self
         seen["closed_while_running"] = "closed" in seen
 
-    monkeypatch.setattr(cli, "demo_on_standby", fake_simulator)
-    monkeypatch.setattr(cli, "attach_providers", fake_attach)
+    monkeypatch.setattr(launch_module, "demo_on_standby", fake_simulator)
+    monkeypatch.setattr(launch_module, "attach_providers", fake_attach)
     monkeypatch.setattr(EnsembleApp, "run", fake_run)
     assert launch_module.launch(workspace, pdf=str(sample_pdf), demo=True) == 0
     app = seen["app"]
@@ -74,7 +74,7 @@ def test_a_missing_part_of_the_install_is_one_line(workspace, monkeypatch, capsy
     def broken(demo: bool):
         raise ModuleNotFoundError("No module named 'ensemble_tui.simulator'", name="ensemble_tui.simulator")
 
-    monkeypatch.setattr(cli, "demo_on_standby", broken)
+    monkeypatch.setattr(launch_module, "demo_on_standby", broken)
     assert launch_module.launch(workspace, demo=True) == 2
     assert capsys.readouterr().err.strip() == (
         "ensemble-tui: this install lacks ensemble_tui.simulator - reinstall ensemble-tui."
@@ -82,8 +82,8 @@ def test_a_missing_part_of_the_install_is_one_line(workspace, monkeypatch, capsy
 
 
 def test_only_the_app_starts_without_automatic_garbage_collection():
-    with cli.collector_hold(None):
+    with bootstrap.collector_hold(None):
         assert not gc.isenabled()
     assert gc.isenabled()
-    with cli.collector_hold("ask"):
+    with bootstrap.collector_hold("ask"):
         assert gc.isenabled()

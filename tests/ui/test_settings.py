@@ -83,7 +83,7 @@ async def test_notifications_off_means_no_notification(workspace, chatty, make_a
 
 
 async def test_a_provider_without_a_key_is_marked_with_its_variable(workspace, make_app):
-    from tests.core.scripted import ScriptedProvider
+    from tests.support import ScriptedProvider
 
     workspace.attach_providers(
         {"Claude": ScriptedProvider("Claude", default="x"), "Gemini": ScriptedProvider("Gemini", default="y")},

@@ -7,8 +7,9 @@ The reviewers answer with the demo simulator's well-formed ballots.
 
 from __future__ import annotations
 
-import json
+import io
 
+from rich.console import Console, RenderableType
 from textual.widgets import OptionList
 
 from ensemble_tui.core.modes import Style
@@ -18,8 +19,9 @@ from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.style_picker import StylePicker
-from tests.core.scripted import ScriptedProvider
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.core.helpers import restored_session
+from tests.support import ScriptedProvider
+from tests.ui.conftest import SIZE, restarted_app, settle, type_text, wait_until
 
 
 def well_formed_reviews(providers: dict[str, ScriptedProvider]) -> None:
@@ -31,7 +33,7 @@ def well_formed_reviews(providers: dict[str, ScriptedProvider]) -> None:
 
 
 def roles(providers: dict[str, ScriptedProvider]) -> set[str]:
-    from tests.core.scripted import role_of
+    from tests.support import role_of
 
     return {role_of(call) for provider in providers.values() for call in provider.calls}
 
@@ -105,7 +107,7 @@ async def test_the_style_button_and_the_palette_choose_a_style_that_persists(wor
         assert app.screen.query_one(OptionList).highlighted == 1  # Council, the style in use
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
-        assert json.loads(workspace.paths.session_file.read_text())["last_style"] == "council"
+        assert restored_session(workspace.paths.root).last_style == "council"
 
         commands = {command.title: command for command in app.get_system_commands(app.screen)}
         assert {f"Style: {style.label}" for style in Style} <= set(commands)
@@ -148,24 +150,47 @@ async def test_a_vote_shows_one_review_line_and_the_tally_table(workspace, chatt
         text = str(line.content)
         assert "ChatGPT ✓" in text and "Claude ✓" in text and "Gemini ✗ unreadable, left out" in text
         assert line.kind == "warning"
-        (table,) = app.query(VoteNotice)
-        assert table.region.y > line.region.y
-        shown = app.export_screenshot()
+        assert not app.query(VoteNotice)  # the tally shown during the run now stands beside the reply
+        reply = app.chat.log_view.entries[-1]
+        assert reply.region.y > line.region.y
+        shown = rendered_text(reply.content)
         assert "Borda" in shown and "mean" in shown
-        assert "first-place vote" in workspace.session.history[-1].text  # the line under the winner
+        assert f"All · Critique & vote · winner {workspace.model_for('Claude')}" in shown  # who wrote it, dim
+        assert "Vote:" not in reply.message.text and "winner" not in reply.message.text  # the text stays clean
 
 
 async def test_a_style_chosen_during_a_run_applies_to_the_next_turn(workspace, chatty, make_app):
-    from tests.core.scripted import Hang
+    from tests.support import Hang
 
     chatty["Claude"].scripts["proposer"] = [Hang()]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Slow")
         await pilot.press("f5")
-        await wait_until(pilot, lambda: app.turn is not None and bool(workspace.session.history))
+        await wait_until(pilot, lambda: app.turn is not None and bool(app.chat.log_view.items))
         await pilot.press("f7")
         assert app.turn.style is Style.AGGREGATE and app.style is Style.COUNCIL
         await pilot.press("escape")
         await settle(pilot)
         assert workspace.session.last_style == "council"
+
+
+def rendered_text(renderable: RenderableType, width: int = 110) -> str:
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()
+
+
+async def test_who_wrote_a_reply_and_its_tally_are_shown_again_after_a_restart(workspace, chatty, make_app, home):
+    well_formed_reviews(chatty)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await ask(pilot, "Which answer is best?")
+        before = rendered_text(app.chat.log_view.entries[-1].content)
+    again = restarted_app(home)
+    async with again.run_test(size=SIZE):
+        after = rendered_text(again.chat.log_view.entries[-1].content)
+    assert "· winner " in after and "Borda" in after
+    assert after == before

@@ -112,3 +112,55 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         assert restored_session(home, backup).history[-1].text.startswith("**Simulated ollama reply**")
     finally:
         session.close()
+
+
+def _demo_env(tmp_path: Path) -> dict[str, str]:
+    inherited = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+    env = {key: value for key, value in inherited.items() if not key.startswith("TMUX")}
+    env.update(TERM="xterm-256color", HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "xdg"))
+    return env
+
+
+def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    app = f"{sys.executable} -m ensemble_tui --demo --home {home}"
+    session = TmuxSession(_demo_env(tmp_path))
+    try:
+        # F5 pressed during an F1 run starts nothing: one ChatGPT turn, no All turn.
+        session.start(app)
+        session.wait_for("Ready.", timeout=30)
+        session.keys("-l", "First, ChatGPT alone")
+        session.keys("F1")
+        session.keys("F5")
+        session.wait_for("Reply complete (ChatGPT", timeout=30)
+        saved = restored_session(home)
+        assert [m.role for m in saved.history] == ["user", "assistant"] and saved.last_mode == "chatgpt"
+        assert set(saved.last_outputs) == {"ChatGPT"}
+
+        # Ctrl+Q during a run asks; Ctrl+Q again quits; the question is back at the next start.
+        session.keys("-l", "A question asked as I quit")
+        session.keys("F5")
+        session.wait_for("· Esc cancels", timeout=10)  # the status line's, not a notice's
+        session.keys("C-q")
+        session.wait_for("Quit anyway?", timeout=5)
+        session.keys("C-q")
+        deadline = time.monotonic() + 15
+        while "Quit anyway?" in session.screen() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.0)  # the app has left the screen; let it finish exiting
+        session.close()
+        assert len(restored_session(home).history) == 2  # nothing of the run was kept
+        session = TmuxSession(_demo_env(tmp_path))
+        session.start(app)
+        session.wait_for("A question asked as I quit", timeout=30)  # back in the box, ready to send
+
+        # A draft survives the process being killed.
+        session.keys("-l", " and a draft typed after it")
+        time.sleep(1.5)  # the draft is on disk a second behind the typing
+        session.close()  # the terminal goes away: no clean quit
+        session = TmuxSession(_demo_env(tmp_path))
+        session.start(app)
+        screen = session.wait_for("and a draft typed after it", timeout=30)
+        assert "A question asked as I quit" in screen
+    finally:
+        session.close()

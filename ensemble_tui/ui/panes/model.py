@@ -69,6 +69,11 @@ class ModelPane(VerticalScroll):
         if self._can_paint:
             self._paint()
 
+    def replace_output(self, output: ModelOutput | None) -> None:
+        """Show `output` in place of the current one, keeping the model and any warning."""
+        _output, model, unavailable = self._wanted
+        self.show(output, model, unavailable)
+
     def _paint(self) -> None:
         if self._wanted == self._painted:
             return

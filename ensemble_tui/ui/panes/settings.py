@@ -9,7 +9,7 @@ configuration files get a row like the built-in three, and can be chosen as aggr
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -23,6 +23,9 @@ from ensemble_tui.core.config import PROVIDERS, ProviderConfig
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.ui.panes import widget_key
 from ensemble_tui.ui.rendering import plain
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.workspace import Workspace
 
 AGGREGATORS = PROVIDERS
 SETTINGS_FILE = "Configurations/Settings.json"
@@ -66,6 +69,28 @@ def key_hint(config: ProviderConfig, reason: str) -> str:
     if any(name in reason for name in config.key_env) or not config.key_env:
         return reason
     return f"{reason} (set {' or '.join(config.key_env)})"
+
+
+def missing_keys(workspace: Workspace) -> dict[str, str]:
+    """The built-in providers that lack their API key, with the variable to set."""
+    found = {}
+    for name in PROVIDERS:
+        config = workspace.configs.get(name)
+        reason = workspace.unavailable.get(name, "")
+        if config is not None and config.key_env and reason.startswith(f"{name} is unavailable: set "):
+            found[name] = config.key_env[0]
+    return found
+
+
+def no_keys_line(keyless: dict[str, str], *, demo: bool) -> str:
+    """One line for the empty chat: which keys are missing, and how to try everything without."""
+    variables = ", ".join(keyless.values())
+    line = f"No API key for {', '.join(keyless)}: set {variables} (environment or .env)."
+    return (
+        line
+        if demo or len(keyless) < len(PROVIDERS)
+        else line + " `ensemble-tui --demo` tries everything with no keys."
+    )
 
 
 class SettingsPane(VerticalScroll):

@@ -90,9 +90,13 @@ class ActionBar(Horizontal):
     def style_button(self) -> StyleButton:
         return self.query_one(StyleButton)
 
-    def mark(self, default: RunMode, running: RunMode | None, style: Style) -> None:
-        """Highlight the default (Enter) mode and the running one, and show the style."""
+    def mark(
+        self, default: RunMode, running: RunMode | None, style: Style, unavailable: frozenset[RunMode] = frozenset()
+    ) -> None:
+        """Highlight the default (Enter) mode and the running one, dim the modes that cannot run
+        (a missing key; pressed, they say which), and show the style."""
         for button in self.query(ModeButton):
+            button.set_class(button.mode in unavailable, "-unavailable")
             button.set_class(button.mode is default, "-default")
             is_running = button.mode is running
             button.set_class(is_running, "-running")

@@ -5,27 +5,28 @@ from __future__ import annotations
 
 import time
 
-from ensemble_tui.core.deliberation.labels import Labelling, shuffled_labelling
-from ensemble_tui.core.deliberation.ranking import AveragePosition, average_positions, parse_final_ranking
-from ensemble_tui.core.deliberation.reviews import collect_reviews, labellings_for
-from ensemble_tui.core.events import StatusChanged, VoteCounted, VoteRow
+from ensemble_tui.core.events import StatusChanged
 from ensemble_tui.core.modes import Style
+from ensemble_tui.core.provenance import VoteRow
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.runlog import Artifact
-from ensemble_tui.core.turn import TurnRunner, register_style, user_message
+from ensemble_tui.core.styles.labels import Labelling, shuffled_labelling
+from ensemble_tui.core.styles.ranking import AveragePosition, average_positions, parse_final_ranking
+from ensemble_tui.core.styles.reviews import collect_reviews, labellings_for
+from ensemble_tui.core.turn import TurnRunner, user_message
 
 RANKING_STATUS = "Ranking answers…"
 CHAIR_STATUS = "Chairman writing the final reply…"
 
 
 def ranking_prompt(runner: TurnRunner, answers: dict[str, str], labelling: Labelling) -> str:
-    return runner.engine.workspace.prompts.deliberation(
+    return runner.prompts.deliberation(
         "RankingPrompt", labels=", ".join(labelling.labels), answers=labelling.render(answers)
     )
 
 
 def ranking_repair(runner: TurnRunner, labelling: Labelling) -> str:
-    return runner.engine.workspace.prompts.deliberation("RankingRepairPrompt", labels=", ".join(labelling.labels))
+    return runner.prompts.deliberation("RankingRepairPrompt", labels=", ".join(labelling.labels))
 
 
 def parse_ranking(text: str, labelling: Labelling) -> list[str]:
@@ -44,9 +45,7 @@ def ranking_table(positions: list[AveragePosition], labelling: Labelling) -> str
     return "\n".join(lines)
 
 
-@register_style(Style.COUNCIL, prompts=("RankingPrompt", "RankingRepairPrompt", "ChairmanPrompt"))
 async def run_council(runner: TurnRunner, query: str) -> Reply:
-    workspace = runner.engine.workspace
     answers = await runner.first_answers(query)
     authors = list(answers)
     reviews = await collect_reviews(
@@ -61,14 +60,12 @@ async def run_council(runner: TurnRunner, query: str) -> Reply:
     )
     ballots = [review.parsed for review in reviews.values() if review.parsed is not None]
     positions = average_positions(ballots, authors)
-    runner.emit(
-        VoteCounted(
-            Style.COUNCIL,
-            tuple(
-                VoteRow(item.author, place, 0.0, 0, average_position=item.average, ballots=item.ballots)
-                for place, item in enumerate(positions, start=1)
-            ),
-        )
+    runner.count_votes(
+        Style.COUNCIL,
+        tuple(
+            VoteRow(item.author, place, 0.0, 0, average_position=item.average, ballots=item.ballots)
+            for place, item in enumerate(positions, start=1)
+        ),
     )
     runner.record.artifacts.append(
         Artifact(
@@ -86,18 +83,18 @@ async def run_council(runner: TurnRunner, query: str) -> Reply:
         )
     )
 
-    chair_view = shuffled_labelling(authors, runner.engine.rng)
-    prompt = workspace.prompts.deliberation(
+    chair_view = shuffled_labelling(authors, runner.rng)
+    prompt = runner.prompts.deliberation(
         "ChairmanPrompt", answers=chair_view.render(answers), ranking=ranking_table(positions, chair_view)
     )
     runner.emit(StatusChanged(CHAIR_STATUS, answered=tuple(authors)))
     started = time.monotonic()
-    chairman = workspace.settings.aggregator
+    chairman = runner.context.aggregator
     reply = await runner.call(
         chairman,
         "aggregator",
-        workspace.prompts.proposer_system(chairman),
-        user_message(runner.context(), query, prompt),
+        runner.prompts.proposer_system(chairman),
+        user_message(runner.history(), query, prompt),
     )
-    runner.record.aggregator_s.append(round(time.monotonic() - started, 3))
+    runner.record.aggregator_s.append(runner.timed(started))
     return reply

@@ -1,4 +1,5 @@
-"""A scripted in-memory provider: plays replies and faults in order, records every request."""
+"""Test doubles shared by the test folders: scripted providers, a hanging call, no-wait sleeps,
+a recording folder opener."""
 
 from __future__ import annotations
 
@@ -92,3 +93,33 @@ def overloaded(label: str) -> ProviderError:
 
 def fatal(label: str) -> ProviderError:
     return ProviderError(ErrorKind.FATAL, f"{label}: API key rejected (401)")
+
+
+async def no_sleep(_seconds: float) -> None:
+    """The engine's sleep between retries, taking no time."""
+    return None
+
+
+class SleepRecorder:
+    """The engine's sleep between retries: records each delay and takes no time."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+class FolderOpener:
+    """Records the folders the app asked the desktop to open, and opens none."""
+
+    def __init__(self) -> None:
+        self.opened: list[Path] = []
+
+    def __call__(self, path: Path) -> bool:
+        self.opened.append(path)
+        return False
+
+
+def unresolved(label: str) -> ProviderError:
+    return ProviderError(ErrorKind.UNRESOLVED, f"{label}: host not found (Name or service not known)")

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Generic, TypeVar
 
-from ensemble_tui.core.deliberation.labels import Labelling, shuffled_labelling
 from ensemble_tui.core.events import Notice, ReviewReceived
 from ensemble_tui.core.runlog import Artifact
+from ensemble_tui.core.styles.labels import Labelling, shuffled_labelling
 from ensemble_tui.core.turn import TurnRunner, user_message
 
 P = TypeVar("P")
@@ -27,7 +27,7 @@ class Review(Generic[P]):
 def labellings_for(runner: TurnRunner, authors: list[str]) -> dict[str, Labelling]:
     """A separate shuffle for every reviewer, never showing it its own answer."""
     return {
-        reviewer: shuffled_labelling(authors, runner.engine.rng, exclude=reviewer)
+        reviewer: shuffled_labelling(authors, runner.rng, exclude=reviewer)
         for reviewer in authors
         if len(authors) > 1
     }
@@ -46,8 +46,8 @@ async def collect_reviews(
 ) -> dict[str, Review[P]]:
     """Ask each reviewer for its review; a reply that does not parse gets one repair request,
     then is left out and marked. A reviewer whose calls fail is left out too."""
-    prompts = runner.engine.workspace.prompts
-    context = runner.context()
+    prompts = runner.prompts
+    context = runner.history()
 
     async def review(reviewer: str) -> Review[P]:
         labelling = labellings[reviewer]

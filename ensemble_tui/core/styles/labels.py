@@ -6,7 +6,7 @@ import random
 import string
 from dataclasses import dataclass
 
-from ensemble_tui.core.packet import neutralize_headings
+from ensemble_tui.core.styles.packet import neutralize_headings
 
 
 @dataclass(frozen=True)

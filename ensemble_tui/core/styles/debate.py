@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from functools import partial
 
-from ensemble_tui.core.deliberation.borda import Ballot, Standing, borda_count, medals
-from ensemble_tui.core.deliberation.council import parse_ranking, ranking_prompt, ranking_repair
-from ensemble_tui.core.deliberation.debate import DebateReply, parse_debate_reply
-from ensemble_tui.core.deliberation.labels import Labelling, letters
-from ensemble_tui.core.deliberation.reviews import collect_reviews
-from ensemble_tui.core.events import VoteCounted, VoteRow
 from ensemble_tui.core.modes import Style
+from ensemble_tui.core.provenance import VoteRow, points
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.runlog import Artifact
-from ensemble_tui.core.turn import TurnRunner, register_style, user_message
+from ensemble_tui.core.styles.borda import Ballot, Standing, borda_count, medals
+from ensemble_tui.core.styles.council import parse_ranking, ranking_prompt, ranking_repair
+from ensemble_tui.core.styles.debate_reply import DebateReply, parse_debate_reply
+from ensemble_tui.core.styles.labels import Labelling, letters
+from ensemble_tui.core.styles.reviews import collect_reviews
+from ensemble_tui.core.turn import TurnRunner, user_message
 
 RANKING_STATUS = "Ranking final answers…"
 
@@ -30,7 +30,7 @@ class Debate:
         self.runner = runner
         self.query = query
         authors = list(answers)
-        runner.engine.rng.shuffle(authors)
+        runner.rng.shuffle(authors)
         self.letter = dict(zip(authors, letters(len(authors)), strict=True))
         self.author = {letter: author for author, letter in self.letter.items()}
         self.answers = dict(answers)
@@ -43,7 +43,7 @@ class Debate:
         peers = self.peers_of(author)
         inbox = self.inbox[author]
         messages = "\n\n".join(f"From Agent {sender}:\n{text}" for sender, text in sorted(inbox.items()))
-        return self.runner.engine.workspace.prompts.deliberation(
+        return self.runner.prompts.deliberation(
             "DebateRoundPrompt",
             agent=self.letter[author],
             round=str(number),
@@ -56,8 +56,8 @@ class Debate:
 
     async def play_round(self, number: int, rounds: int) -> None:
         runner = self.runner
-        prompts = runner.engine.workspace.prompts
-        context = runner.context()
+        prompts = runner.prompts
+        context = runner.history()
         runner.round += 1
 
         async def speak(author: str) -> DebateReply:
@@ -92,7 +92,7 @@ class Debate:
 
 
 def medal_line(standings: list[Standing], awarded: dict[str, str], rounds: int) -> str:
-    parts = [f"{medal} {author} ({points:g} pts)" for author, medal, points in _medal_order(standings, awarded)]
+    parts = [f"{medal} {author} ({points(value)})" for author, medal, value in _medal_order(standings, awarded)]
     return f"*Debate over {rounds} rounds: " + ", ".join(parts) + ".*"
 
 
@@ -100,11 +100,8 @@ def _medal_order(standings: list[Standing], awarded: dict[str, str]) -> list[tup
     return [(s.author, awarded[s.author], s.points) for s in standings if s.author in awarded]
 
 
-@register_style(
-    Style.DEBATE, prompts=("DebateRoundPrompt", "DebateRepairPrompt", "RankingPrompt", "RankingRepairPrompt")
-)
 async def run_debate(runner: TurnRunner, query: str) -> Reply:
-    rounds = runner.engine.workspace.settings.debate_rounds
+    rounds = runner.context.debate_rounds
     debate = Debate(runner, query, await runner.first_answers(query))
     if len(debate.answers) > 1:
         for number in range(2, rounds + 1):
@@ -122,14 +119,12 @@ async def run_debate(runner: TurnRunner, query: str) -> Reply:
     ballots = [Ballot(r.reviewer, tuple(r.parsed)) for r in reviews.values() if r.parsed is not None]
     standings = borda_count(ballots, list(debate.answers))
     awarded = medals(standings)
-    runner.emit(
-        VoteCounted(
-            Style.DEBATE,
-            tuple(VoteRow(s.author, s.rank, s.points, s.first_places, medal=awarded.get(s.author)) for s in standings),
-        )
+    runner.count_votes(
+        Style.DEBATE,
+        tuple(VoteRow(s.author, s.rank, s.points, s.first_places, medal=awarded.get(s.author)) for s in standings),
     )
     line = medal_line(standings, awarded, rounds)
     runner.record.artifacts.append(
         Artifact("vote", "", line, data={"standings": [vars(s) for s in standings], "medals": awarded})
     )
-    return Reply(f"{debate.answers[standings[0].author]}\n\n{line}")
+    return Reply(debate.answers[standings[0].author])  # the medals go beside the reply, not in it

@@ -3,15 +3,15 @@ Borda count picks the answer that becomes the final reply."""
 
 from __future__ import annotations
 
-from ensemble_tui.core.deliberation.borda import Ballot, Standing, borda_count
-from ensemble_tui.core.deliberation.critique import CRITIQUE_SCHEMA_HINT, CritiqueReview, parse_critique
-from ensemble_tui.core.deliberation.labels import Labelling
-from ensemble_tui.core.deliberation.reviews import collect_reviews, labellings_for
-from ensemble_tui.core.events import VoteCounted, VoteRow
 from ensemble_tui.core.modes import Style
+from ensemble_tui.core.provenance import VoteRow
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.runlog import Artifact
-from ensemble_tui.core.turn import TurnRunner, register_style
+from ensemble_tui.core.styles.borda import Ballot, Standing, borda_count
+from ensemble_tui.core.styles.critique import CRITIQUE_SCHEMA_HINT, CritiqueReview, parse_critique
+from ensemble_tui.core.styles.labels import Labelling
+from ensemble_tui.core.styles.reviews import collect_reviews, labellings_for
+from ensemble_tui.core.turn import TurnRunner
 
 CRITIQUE_STATUS = "Critiquing answers…"
 
@@ -31,7 +31,7 @@ def vote_line(winner: Standing, standings: list[Standing], ballots: int, model: 
     """The one line under the winning answer that names the vote."""
     tied = [s.author for s in standings if s.rank == winner.rank and s.author != winner.author]
     tie = f", tied with {', '.join(tied)}" if tied else ""
-    points = f"{winner.points:g} Borda point{'s' if winner.points != 1 else ''}"
+    points = f"{winner.points:g} Borda point{'s' if winner.points != 1 else ''}"  # for the run report
     firsts = f"{winner.first_places} of {ballots} first-place vote{'s' if ballots != 1 else ''}"
     return f"*Vote: {model}'s answer won with {points} and {firsts}{tie}.*"
 
@@ -42,9 +42,8 @@ def rows(standings: list[Standing]) -> tuple[VoteRow, ...]:
     )
 
 
-@register_style(Style.VOTE, prompts=("CritiquePrompt", "CritiqueRepairPrompt"))
 async def run_vote(runner: TurnRunner, query: str) -> Reply:
-    prompts = runner.engine.workspace.prompts
+    prompts = runner.prompts
     answers = await runner.first_answers(query)
     authors = list(answers)
     reviews = await collect_reviews(
@@ -64,10 +63,10 @@ async def run_vote(runner: TurnRunner, query: str) -> Reply:
     )
     ballots = [ballot_from(r.reviewer, r.parsed, r.labelling) for r in reviews.values() if r.parsed is not None]
     standings = borda_count(ballots, authors)
-    runner.emit(VoteCounted(Style.VOTE, rows(standings)))
+    runner.count_votes(Style.VOTE, rows(standings))
     winner = standings[0]
     line = vote_line(winner, standings, len(ballots), winner.author)
     runner.record.artifacts.append(
         Artifact("vote", "", line, data={"standings": [vars(s) for s in standings], "ballots": len(ballots)})
     )
-    return Reply(f"{answers[winner.author]}\n\n{line}")
+    return Reply(answers[winner.author])  # the vote goes beside the reply (core/provenance.py), not in it

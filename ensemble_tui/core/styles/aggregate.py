@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import time
 
-from ensemble_tui.core.events import Resubmitted, StatusChanged
-from ensemble_tui.core.modes import Style
-from ensemble_tui.core.packet import ProposalPacket, build_packet
+from ensemble_tui.core.events import StatusChanged
 from ensemble_tui.core.provider import Reply, Turn
 from ensemble_tui.core.runlog import Artifact
-from ensemble_tui.core.session import Resubmission
-from ensemble_tui.core.turn import AllProposersFailed, TurnRunner, register_style, user_message
-from ensemble_tui.core.verdict import parse_verdict
+from ensemble_tui.core.styles.packet import ProposalPacket, build_packet
+from ensemble_tui.core.styles.verdict import parse_verdict
+from ensemble_tui.core.turn import AllProposersFailed, TurnRunner, user_message
 
 MAX_AGGREGATOR_PASSES = 5
 
@@ -20,17 +18,15 @@ def aggregating(iteration: int) -> str:
     return f"Aggregating replies, iteration {iteration}…"
 
 
-@register_style(Style.AGGREGATE)
 async def run_aggregator_loop(runner: TurnRunner, query: str) -> Reply:
     """Aggregate shuffled, anonymous proposals; the 5th pass is forced to be final."""
-    workspace = runner.engine.workspace
-    prompts = workspace.prompts
-    context = runner.context()
+    prompts = runner.prompts
+    context = runner.history()
     proposals = await runner.first_answers(query)
-    aggregator = workspace.settings.aggregator
+    aggregator = runner.context.aggregator
     for iteration in range(1, MAX_AGGREGATOR_PASSES + 1):
         forced = iteration == MAX_AGGREGATOR_PASSES
-        packet = build_packet(proposals, runner.engine.rng)
+        packet = build_packet(proposals, runner.rng)
         runner.emit(StatusChanged(aggregating(iteration), answered=tuple(proposals)))
         started = time.monotonic()
         output = await runner.call(
@@ -39,7 +35,7 @@ async def run_aggregator_loop(runner: TurnRunner, query: str) -> Reply:
             prompts.aggregator_system(),
             user_message(context, query, prompts.aggregator_user(forced=forced) + "\n\n" + packet.render()),
         )
-        runner.record.aggregator_s.append(round(time.monotonic() - started, 3))
+        runner.record.aggregator_s.append(runner.timed(started))
         runner.record.artifacts.append(Artifact("aggregation", aggregator, output.text, round=iteration))
         verdict = parse_verdict(output.text)
         if verdict.kind == "final" or forced:
@@ -55,11 +51,9 @@ async def _resynthesize(
 
     A proposer whose revision fails keeps its previous proposal.
     """
-    prompts = runner.engine.workspace.prompts
+    prompts = runner.prompts
     request_text = packet.render() + "\n\n# Remarks from the aggregator\n" + (remarks or "(none)")
-    runner.resubmissions.append(Resubmission(iteration=iteration, text=request_text))
-    runner.record.artifacts.append(Artifact("resubmission", "", request_text, round=iteration))
-    runner.emit(Resubmitted(iteration, request_text))
+    runner.resubmit(iteration, request_text)
     requests = {
         name: (
             prompts.proposer_system(name),

@@ -1,0 +1,108 @@
+"""Wiring: the one place that builds a workspace, its providers, the demo simulator and the app.
+
+The command line (`cli.py`), `ask` (headless.py) and the app's launcher call these; so do the
+tests and the benchmarks, which build the app with the same factory as the command. Heavy
+imports (Textual, the SDKs, the simulator) happen inside the functions, so `--version` and
+`--help` answer at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.engine import Engine
+    from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui.simulator.standby import StandbyDemo
+    from ensemble_tui.ui.app import EnsembleApp
+    from ensemble_tui.ui.collector import CollectorPolicy
+    from ensemble_tui.ui.notify import ReplyNotifier
+
+
+def demo_home() -> Path:
+    """Demo chats live apart from real ones, so simulated replies never mix into them."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("ensemble-tui", appauthor=False)) / "demo"
+
+
+def open_workspace(home: str | Path | None, demo: bool = False) -> Workspace:
+    """The home folder (`--home`, else as `resolve_home` finds it; the demo's own for `--demo`),
+    seeded and read; raises EnsembleError if it is unusable."""
+    from ensemble_tui.core.home import resolve_home
+    from ensemble_tui.core.workspace import Workspace
+
+    root = resolve_home(str(home) if home else None) if home or not demo else demo_home()
+    return Workspace.open(root)
+
+
+def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:
+    """Build every configured provider (keys from `env`, else the environment and `.env`)."""
+    from ensemble_tui.providers.registry import build_providers
+
+    providers, unavailable = build_providers(workspace, env=env)
+    workspace.attach_providers(providers, unavailable)
+
+
+def simulator_context(demo: bool) -> AbstractContextManager[dict[str, str] | None]:
+    """The demo simulator, running for the life of the command; yields its environment."""
+    if not demo:
+        return nullcontext(None)
+    from ensemble_tui.simulator.demo import demo_environment
+
+    return demo_environment()
+
+
+def demo_on_standby(demo: bool) -> AbstractContextManager[StandbyDemo | None]:
+    """The app's demo simulator: its address for the providers now, its server started by the
+    app after its first frame (simulator/standby.py)."""
+    if not demo:
+        return nullcontext(None)
+    from ensemble_tui.simulator.standby import standby_demo
+
+    return standby_demo()
+
+
+def collector_hold(command: str | None) -> AbstractContextManager[None]:
+    """The app starts without automatic garbage collection, the process being its own (see
+    ui/collector.py: 30-45 ms of the time to the first frame); `ask` leaves the collector alone."""
+    if command is not None:
+        return nullcontext()
+    from ensemble_tui.ui.collector import start_up_hold
+
+    return start_up_hold()
+
+
+def build_app(
+    workspace: Workspace,
+    *,
+    pdf: str | Path | None = None,
+    demo: bool = False,
+    notifier: ReplyNotifier | None = None,
+    after_start_up: Callable[[], None] | None = None,
+    engine: Engine | None = None,
+    collector: CollectorPolicy | None = None,
+    folder_opener: Callable[[Path], bool] | None = None,
+) -> EnsembleApp:
+    """The one app factory, shared by the command line, the UI tests and the benchmarks.
+
+    The command's app owns its process, so it also schedules the garbage collector (no full
+    collection in the middle of a turn; see ui/collector.py); tests pass a collector that is off.
+    """
+    from ensemble_tui.ui.app import EnsembleApp
+    from ensemble_tui.ui.collector import CollectorPolicy
+
+    options = {"folder_opener": folder_opener} if folder_opener is not None else {}
+    return EnsembleApp(
+        workspace,
+        engine=engine,
+        pdf=pdf,
+        demo=demo,
+        notifier=notifier,
+        collector=collector or CollectorPolicy(),
+        after_start_up=after_start_up,
+        **options,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,1 @@
+"""The deliberation styles (aggregate, council, vote, debate), their table and their pure parsers."""

@@ -1,0 +1,89 @@
+"""The layers keep to their boundaries (pyproject's import-linter contracts) and the package has
+no import cycle, counting the imports made inside functions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import grimp
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def import_cycles(imports: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """Every group of modules that import each other, directly or around a loop (Tarjan's
+    strongly connected components), and every module that imports itself."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in imports.get(module, ()):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1 or module in imports.get(module, ()):
+                cycles.append(sorted(group))
+
+    for module in sorted(imports):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_the_cycle_finder_finds_a_loop_and_a_self_import():
+    graph = {"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"], "e": ["e"]}
+    assert sorted(import_cycles(graph)) == [["a", "b", "c"], ["e"]]
+    assert import_cycles({"a": ["b"], "b": []}) == []
+
+
+def test_the_package_has_no_import_cycle_even_inside_functions():
+    # grimp reads every import statement, those inside functions included; imports made only
+    # for type checking never run, so they are left out.
+    graph = grimp.build_graph("ensemble_tui", exclude_type_checking_imports=True)
+    imports = {module: sorted(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
+    assert import_cycles(imports) == []
+
+
+def test_the_import_contracts_hold():
+    linter = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(linter)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "4 kept, 0 broken" in result.stdout
+
+
+PACKAGE = ROOT / "ensemble_tui"
+MAX_LINES = 400
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_each_folder_says_in_its_first_line_what_lives_there():
+    for init in PACKAGE.rglob("__init__.py"):
+        first = init.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith('"""') and len(first) > 20, f"{init.relative_to(ROOT)}: {first!r}"

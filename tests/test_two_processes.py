@@ -1,0 +1,61 @@
+"""Two processes, one home: no completed turn is lost. Several `ensemble-tui ask` runs on one
+chat at once each append their turn to the chat as it then stands (a commit waits for the
+other's, briefly), and the app takes in a turn that `ask` added to its open chat."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.core.helpers import restored_session
+
+
+def start_ask(home: Path, question: str) -> subprocess.Popen[str]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "ensemble_tui", "ask", "--demo", "--home", str(home), "--mode", "chatgpt", question],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=home.parent,
+    )
+
+
+def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=120)
+    return process.returncode, out, err
+
+
+def reply_text(printed: str) -> str:
+    """The reply as stored: what `ask` printed, without the Sources list it adds."""
+    return printed.split("\n\nSources:")[0].strip()
+
+
+def pairs(history: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(history[i][1], history[i + 1][1]) for i in range(0, len(history) - 1, 2)]
+
+
+def test_four_asks_at_once_on_one_chat_keep_every_completed_turn(home: Path) -> None:
+    assert finish(start_ask(home, "Q0: the opening question"))[0] == 0  # the chat they share
+    questions = [f"Q{n}: asked at the same time" for n in range(1, 5)]
+    processes = {question: start_ask(home, question) for question in questions}
+    results = {question: finish(process) for question, process in processes.items()}
+    completed = {question: reply_text(out) for question, (code, out, _err) in results.items() if code == 0}
+    assert completed, [err for _code, _out, err in results.values()]
+    for question, (code, _out, err) in results.items():
+        assert code == 0 or "another ensemble-tui" in err, (question, err)
+
+    history = [(m.role, m.text) for m in restored_session(home).history]
+    assert [role for role, _ in history] == ["user", "assistant"] * (1 + len(completed))
+    asked = dict(pairs(history))
+    assert set(asked) == {"Q0: the opening question", *completed}
+    for question, reply in completed.items():
+        assert asked[question] == reply  # each reply right after its own question
+    session_id = restored_session(home).id
+    transcript = (home / "Chats" / f"{session_id}.md").read_text(encoding="utf-8")
+    for question, reply in completed.items():
+        assert f"## You\n\n{question}\n\n## Reply\n\n{reply}" in transcript

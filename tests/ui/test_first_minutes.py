@@ -1,0 +1,71 @@
+"""The first minutes: with no API key the app says which keys are missing and how to try it
+without any; a mode that cannot run is refused before the question enters the chat; retries
+are shown while they wait."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from ensemble_tui.bootstrap import attach_providers
+from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.modes import Mode
+from ensemble_tui.ui.chat_view import ChatNotice
+from ensemble_tui.ui.widgets.action_bar import ModeButton
+from tests.support import transient
+from tests.ui.conftest import SIZE, settle, type_text, wait_until
+
+
+def notices(app) -> list[str]:
+    return [str(notice.content) for notice in app.query(ChatNotice)]
+
+
+async def test_with_no_keys_one_line_names_them_and_the_demo_and_keyless_modes_are_refused(workspace, make_app):
+    attach_providers(workspace, {})  # the real registry, an environment without any key
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        (line,) = [text for text in notices(app) if "No API key" in text]
+        for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+            assert variable in line
+        assert "ensemble-tui --demo" in line
+        assert len(notices(app)) == 1  # one line, not one per provider
+        buttons = {button.mode: button for button in app.query(ModeButton)}
+        assert all(button.has_class("-unavailable") for button in buttons.values())
+
+        await type_text(pilot, "Does Lemma 2 need compactness?")
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.turn is None and app.chat.log_view.items == []  # the question never entered the chat
+        assert app.chat.input.text == "Does Lemma 2 need compactness?"
+        assert any("ANTHROPIC_API_KEY" in text for text in notices(app)[1:])
+
+
+async def test_a_mode_whose_provider_has_a_key_still_runs_beside_ones_that_do_not(workspace, chatty, make_app):
+    workspace.unavailable["Claude"] = "Claude is unavailable: set ANTHROPIC_API_KEY (environment or .env)"
+    del workspace.providers["Claude"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        buttons = {button.mode: button for button in app.query(ModeButton)}
+        assert buttons[Mode.CLAUDE].has_class("-unavailable") and not buttons[Mode.CHATGPT].has_class("-unavailable")
+        assert not buttons[Mode.ALL].has_class("-unavailable")  # All runs without Claude, and says so
+        await type_text(pilot, "Still works?")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
+
+
+async def test_the_status_line_says_while_a_call_waits_to_be_retried(workspace, chatty, make_app):
+    release = asyncio.Event()
+
+    async def held(_seconds: float) -> None:
+        await release.wait()
+
+    chatty["ChatGPT"].scripts["proposer"] = [transient("ChatGPT"), "After one retry."]
+    app = make_app(engine=Engine(workspace, rng=random.Random(7), sleep=held))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Is the bound tight?")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: "retry" in app.chat.status.text)
+        assert app.chat.status.text.startswith("ChatGPT: retry 1 of 5 in ")
+        assert app.chat.status.text.endswith(" s (server error)")
+        release.set()
+        await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
