@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ensemble_tui import __version__
+from ensemble_tui import __version__, files_command
 from ensemble_tui.bootstrap import collector_hold, open_workspace
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("--new", action="store_true", help="start a new chat first")
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
+    files_command.add_parser(commands)
     return parser
 
 
@@ -83,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"ensemble-tui: {exc}", file=sys.stderr)
             return 2
         try:
+            if args.command == "files":
+                return files_command.run(workspace, prune=args.prune, demo=demo)
             if args.command == "ask":
                 from ensemble_tui.headless import ask
 

@@ -22,6 +22,7 @@ from ensemble_tui.core.events import (
     VoteCounted,
 )
 from ensemble_tui.core.modes import RunMode, Style, parse_run_mode
+from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
 
 
@@ -89,7 +90,8 @@ def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool
             return 2
         engine = Engine(workspace)
         try:
-            return asyncio.run(run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr))
+            turn = run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr)
+            return asyncio.run(alongside_clean_up(workspace, turn, sys.stderr))
         except KeyboardInterrupt:
             print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)
             return 130

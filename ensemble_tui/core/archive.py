@@ -20,7 +20,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from typing import Any
 from ensemble_tui.core.atomic import aside_path
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.upload_registry import UPLOADS_SCHEMA
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -135,6 +136,11 @@ class RunArchive:
                 self.close()  # a broken file or connection: start afresh next time
                 raise
 
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One transaction on the shared connection, for tables other modules keep here
+        (upload_registry)."""
+        return self._connect()
+
     def _open(self) -> sqlite3.Connection:
         if self._connection is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +148,7 @@ class RunArchive:
             try:
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=FULL")
-                connection.executescript(SCHEMA)
+                connection.executescript(SCHEMA + UPLOADS_SCHEMA)
                 columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
                 if "revision" not in columns:  # a database made before sessions had revisions
                     connection.execute("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")

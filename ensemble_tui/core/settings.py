@@ -28,6 +28,9 @@ class Settings(BaseModel):
     debate_rounds: int = Field(default=3, ge=3, le=10)
     reasoning: dict[str, ReasoningSetting] = Field(default_factory=dict)  # provider -> effort; missing = off
     theme: str | None = None  # the Textual theme chosen in the palette; None: the default
+    # Uploaded PDFs no chat has sent for this many days are deleted from the providers at start-up;
+    # OpenAI uploads are also set to expire after it (at most 30 days, the API's limit).
+    upload_retention_days: int = Field(default=7, ge=1, le=365)
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
         """The selected model id for `provider`, falling back to its configured default."""

@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, Reply, Turn, Usage
-from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider, dedupe, first_user_index, turn_text
+from ensemble_tui.providers.base import (
+    DEFAULT_TIMEOUT_S,
+    FILE_OP_TIMEOUT_S,
+    PDF_MIME,
+    SdkProvider,
+    dedupe,
+    first_user_index,
+    turn_text,
+)
 from ensemble_tui.providers.errors import (
     CallContext,
     FileGone,
@@ -33,6 +41,7 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
+from ensemble_tui.providers.uploads import RemoteFile
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 FILES_BETA = "files-api-2025-04-14"
@@ -53,6 +62,7 @@ NOT_A_PAUSE = frozenset({"text", "thinking", "redacted_thinking"})
 
 class AnthropicProvider(SdkProvider):
     base_url_env = "ANTHROPIC_BASE_URL"
+    keeps_files = True
 
     def _make_client(self) -> Any:
         from anthropic import AsyncAnthropic
@@ -73,6 +83,28 @@ class AnthropicProvider(SdkProvider):
         except Exception as exc:
             raise self._error(exc, self.context(), None, self.upload_timeout_s) from None
         return str(uploaded.id)
+
+    async def _delete_file(self, file_id: str) -> bool:
+        import anthropic
+
+        try:
+            await self._client().beta.files.delete(file_id, betas=[FILES_BETA], timeout=FILE_OP_TIMEOUT_S)
+        except anthropic.NotFoundError:
+            return False
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, FILE_OP_TIMEOUT_S) from None
+        return True
+
+    async def _list_files(self) -> list[RemoteFile]:
+        """PDFs in the Files beta, every page."""
+        try:
+            return [
+                RemoteFile(str(item.id), item.filename, item.size_bytes, item.created_at, item.expires_at)
+                async for item in self._client().beta.files.list(betas=[FILES_BETA], timeout=FILE_OP_TIMEOUT_S)
+                if item.mime_type == PDF_MIME
+            ]
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, FILE_OP_TIMEOUT_S) from None
 
     async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
         messages = build_messages(request.messages, file_ref)

@@ -1,5 +1,8 @@
 """What the three adapters share: the upload cache, the file-gone retry, and error context.
 
+Adapters whose uploads are files the provider keeps (`keeps_files`) also list and delete them
+(`list_files`, `delete_file`), for the clean-up and `ensemble-tui files`.
+
 A subclass says how to upload a PDF (`_upload_pdf`) and how to make one call with a file
 reference (`_call`); both raise `ProviderError` (or `FileGone` when the provider no longer
 knows the file). `complete` then re-uploads a vanished file and retries exactly once, silently:
@@ -16,7 +19,7 @@ from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Re
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import CallContext, FileGone
 from ensemble_tui.providers.io_loop import call_soon, on_io_loop
-from ensemble_tui.providers.uploads import UploadCache
+from ensemble_tui.providers.uploads import RemoteFile, UploadCache, Uploaded
 
 if TYPE_CHECKING:
     from ensemble_tui.core.config import ProviderConfig
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 180.0
+FILE_OP_TIMEOUT_S = 30.0  # listing or deleting files: small requests
 UPLOAD_TIMEOUT_S = 300.0  # a large PDF on a slow link; uploads run in the background anyway
 PDF_MIME = "application/pdf"
 
@@ -36,6 +40,12 @@ class SdkProvider:
     # PDF reached the model when that is not the obvious way (e.g. as extracted text). None: nothing
     # to say. Read it with `getattr(provider, "pdf_note", None)`: it is not part of the protocol.
     pdf_note: str | None = None
+    # Whether an upload is a file the provider keeps in the user's storage (to be reused across
+    # runs, listed and deleted), rather than content built locally (the Chat Completions adapter).
+    keeps_files: ClassVar[bool] = False
+    # How long uploads are kept unused before the clean-up deletes them (Settings); adapters whose
+    # API takes an expiry at upload (OpenAI's `expires_after`) set it from this.
+    retention_s: float = 7 * 86_400.0
     _client_instance: Any = None
 
     def __init__(self, label: str, credentials: Credentials, *, upload_timeout_s: float = UPLOAD_TIMEOUT_S) -> None:
@@ -70,12 +80,12 @@ class SdkProvider:
         except FileGone:
             assert file_ref is not None and request.pdf is not None
             log.info("%s: the uploaded PDF is gone; uploading it again", self.label)
-            self.uploads.forget(file_ref)
+            await self.uploads.forget(file_ref)
         file_ref = await self.uploads.file_ref(request.pdf)
         try:
             return await self._call(request, file_ref)
         except FileGone:
-            self.uploads.forget(file_ref)
+            await self.uploads.forget(file_ref)
             raise ProviderError(
                 ErrorKind.TRANSIENT, f"{self.label}: the uploaded PDF was reported missing twice - will upload again"
             ) from None
@@ -88,7 +98,16 @@ class SdkProvider:
         await self.uploads.aclose()
         await self._close_client()
 
-    async def _upload(self, pdf: Path) -> str:
+    async def delete_file(self, file_id: str) -> bool:
+        """Delete an upload at the provider: True if deleted, False if it was gone already.
+        Raises ProviderError when the provider refuses. Only for adapters that keep files."""
+        return await on_io_loop(self._delete_file(file_id))
+
+    async def list_files(self) -> list[RemoteFile]:
+        """The PDFs the provider holds for this key (what the app could have uploaded)."""
+        return await on_io_loop(self._list_files())
+
+    async def _upload(self, pdf: Path) -> str | Uploaded:
         try:
             return await self._upload_pdf(pdf)
         except OSError as exc:  # the file vanished or became unreadable between the hash and the upload
@@ -100,8 +119,14 @@ class SdkProvider:
 
     # ----- for subclasses -------------------------------------------------------------------------
 
-    async def _upload_pdf(self, pdf: Path) -> str:
+    async def _upload_pdf(self, pdf: Path) -> str | Uploaded:
         raise NotImplementedError
+
+    async def _delete_file(self, file_id: str) -> bool:
+        raise NotImplementedError(f"{type(self).__name__} keeps no files")
+
+    async def _list_files(self) -> list[RemoteFile]:
+        raise NotImplementedError(f"{type(self).__name__} keeps no files")
 
     async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
         raise NotImplementedError

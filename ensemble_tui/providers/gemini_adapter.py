@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
-from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider, dedupe, first_user_index, turn_text
+from ensemble_tui.providers.base import (
+    DEFAULT_TIMEOUT_S,
+    FILE_OP_TIMEOUT_S,
+    PDF_MIME,
+    SdkProvider,
+    dedupe,
+    first_user_index,
+    turn_text,
+)
 from ensemble_tui.providers.errors import (
     CallContext,
     FileGone,
@@ -33,6 +41,7 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
+from ensemble_tui.providers.uploads import RemoteFile, Uploaded
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 POLL_FIRST_S = 0.5
@@ -65,6 +74,7 @@ def _ms(seconds: float) -> int:
 
 class GeminiProvider(SdkProvider):
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
+    keeps_files = True
 
     poll_first_s: float = POLL_FIRST_S
 
@@ -89,7 +99,7 @@ class GeminiProvider(SdkProvider):
         if self._client_instance is not None:
             await self._client_instance.aio.aclose()
 
-    async def _upload_pdf(self, pdf: Path) -> str:
+    async def _upload_pdf(self, pdf: Path) -> Uploaded:
         from google.genai import types
 
         data = await asyncio.to_thread(pdf.read_bytes)
@@ -110,7 +120,38 @@ class GeminiProvider(SdkProvider):
             raise ProviderError(ErrorKind.TRANSIENT, f"{self.label}: the PDF upload failed ({reason})") from None
         except Exception as exc:
             raise self._error(exc, ctx, None, self.upload_timeout_s) from None
-        return str(uploaded.uri)
+        # Calls carry the URI; list and delete take the name. Gemini drops the file at its
+        # `expiration_time` (48 hours after upload): the registry keeps it to upload again then.
+        return Uploaded(str(uploaded.uri), str(uploaded.name), uploaded.expiration_time)
+
+    async def _delete_file(self, file_id: str) -> bool:
+        from google.genai import errors, types
+
+        try:
+            options = types.HttpOptions(timeout=_ms(FILE_OP_TIMEOUT_S))
+            await self._client().aio.files.delete(name=file_id, config=types.DeleteFileConfig(http_options=options))
+        except errors.ClientError as exc:
+            # Gemini answers 403 (not 404) for a file that no longer exists, as it does for calls.
+            if exc.code in (403, 404):
+                return False
+            raise self._error(exc, self.context(), None, FILE_OP_TIMEOUT_S) from None
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, FILE_OP_TIMEOUT_S) from None
+        return True
+
+    async def _list_files(self) -> list[RemoteFile]:
+        """PDFs in the Files API, every page."""
+        from google.genai import types
+
+        config = types.ListFilesConfig(page_size=100, http_options=types.HttpOptions(timeout=_ms(FILE_OP_TIMEOUT_S)))
+        try:
+            return [
+                RemoteFile(str(f.name), f.display_name or "", f.size_bytes or 0, f.create_time, f.expiration_time)
+                async for f in await self._client().aio.files.list(config=config)
+                if f.mime_type == PDF_MIME
+            ]
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, FILE_OP_TIMEOUT_S) from None
 
     async def _wait_until_active(self, client: Any, uploaded: Any) -> Any:
         """Poll `files.get` with growing pauses until the file is ACTIVE (or FAILED)."""

@@ -1,6 +1,7 @@
 """ChatGPT through the official `openai` SDK: Files API + Responses API.
 
-The PDF goes up once with `purpose="user_data"` and is referenced as an `input_file` part;
+The PDF goes up once with `purpose="user_data"` and an `expires_after` as long as the upload
+retention period, and is referenced as an `input_file` part;
 the system prompt goes in `instructions`; web search is the `web_search` tool, and the URLs the
 reply cites come from its `url_citation` annotations. A reasoning effort goes in
 `reasoning.effort`; temperature is then left out, since OpenAI's reasoning models accept it only
@@ -10,11 +11,20 @@ with reasoning off (gpt-5.1 answers 400 to both together).
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
-from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, PDF_MIME, SdkProvider, dedupe, first_user_index, turn_text
+from ensemble_tui.providers.base import (
+    DEFAULT_TIMEOUT_S,
+    FILE_OP_TIMEOUT_S,
+    PDF_MIME,
+    SdkProvider,
+    dedupe,
+    first_user_index,
+    turn_text,
+)
 from ensemble_tui.providers.errors import (
     CallContext,
     FileGone,
@@ -26,13 +36,25 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
+from ensemble_tui.providers.uploads import RemoteFile, Uploaded
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 WEB_SEARCH_TOOL = {"type": "web_search"}
+# The range the Files API accepts for `expires_after.seconds`: one hour to 30 days.
+EXPIRY_RANGE_S = (3_600, 2_592_000)
+
+
+def expiry_seconds(retention_s: float) -> int:
+    """An upload expires when the clean-up would delete it unused (the retention period, within
+    the API's range), so nothing is left behind even if the app is never opened again. A chat
+    still in use past then re-uploads once, without asking."""
+    low, high = EXPIRY_RANGE_S
+    return max(low, min(high, int(retention_s)))
 
 
 class OpenAIProvider(SdkProvider):
     base_url_env = "OPENAI_BASE_URL"
+    keeps_files = True
 
     def _make_client(self) -> Any:
         from openai import AsyncOpenAI
@@ -45,15 +67,46 @@ class OpenAIProvider(SdkProvider):
             timeout=DEFAULT_TIMEOUT_S,
         )
 
-    async def _upload_pdf(self, pdf: Path) -> str:
+    async def _upload_pdf(self, pdf: Path) -> Uploaded:
         data = await asyncio.to_thread(pdf.read_bytes)
         try:
             uploaded = await self._client().files.create(
-                file=(pdf.name, data, PDF_MIME), purpose="user_data", timeout=self.upload_timeout_s
+                file=(pdf.name, data, PDF_MIME),
+                purpose="user_data",
+                expires_after={"anchor": "created_at", "seconds": expiry_seconds(self.retention_s)},
+                timeout=self.upload_timeout_s,
             )
         except Exception as exc:
             raise self._error(exc, self.context(), None, self.upload_timeout_s) from None
-        return str(uploaded.id)
+        expires = uploaded.expires_at
+        return Uploaded(str(uploaded.id), expires_at=datetime.fromtimestamp(expires, UTC) if expires else None)
+
+    async def _delete_file(self, file_id: str) -> bool:
+        import openai
+
+        try:
+            await self._client().files.delete(file_id, timeout=FILE_OP_TIMEOUT_S)
+        except openai.NotFoundError:
+            return False
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, FILE_OP_TIMEOUT_S) from None
+        return True
+
+    async def _list_files(self) -> list[RemoteFile]:
+        """Files with the purpose the app uploads with (`user_data`), every page."""
+        try:
+            return [
+                RemoteFile(
+                    str(item.id),
+                    item.filename,
+                    item.bytes,
+                    datetime.fromtimestamp(item.created_at, UTC),
+                    datetime.fromtimestamp(item.expires_at, UTC) if item.expires_at else None,
+                )
+                async for item in self._client().files.list(purpose="user_data", timeout=FILE_OP_TIMEOUT_S)
+            ]
+        except Exception as exc:
+            raise self._error(exc, self.context(), None, FILE_OP_TIMEOUT_S) from None
 
     async def _call(self, request: CallRequest, file_ref: str | None) -> Reply:
         kwargs: dict[str, Any] = {

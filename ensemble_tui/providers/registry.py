@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ensemble_tui.core.config import PROVIDER_FILES, ProviderConfig
 from ensemble_tui.core.provider import Provider
+from ensemble_tui.core.upload_registry import UploadRegistry
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.base import SdkProvider
 from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider
@@ -33,6 +34,7 @@ from ensemble_tui.providers.credentials import (
 )
 from ensemble_tui.providers.gemini_adapter import GeminiProvider
 from ensemble_tui.providers.openai_adapter import OpenAIProvider
+from ensemble_tui.providers.uploads import UploadBook
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
@@ -81,8 +83,18 @@ def build_providers(
         if isinstance(credentials, str):
             unavailable[label] = credentials
             continue
-        providers[label] = adapter.from_config(label, credentials, config)
+        providers[label] = keep_uploads(adapter.from_config(label, credentials, config), workspace)
     return providers, unavailable
+
+
+def keep_uploads(adapter: SdkProvider, workspace: Workspace) -> SdkProvider:
+    """Uploads kept in the workspace's archive and reused across runs and chats (providers.uploads);
+    the retention period from Settings also sets OpenAI's upload expiry."""
+    adapter.retention_s = workspace.settings.upload_retention_days * 86_400.0
+    if adapter.keeps_files:
+        book = UploadBook(UploadRegistry(workspace.archive), lambda: workspace.session.id)
+        adapter.uploads.keep_in(book, adapter.delete_file)
+    return adapter
 
 
 def _credentials(

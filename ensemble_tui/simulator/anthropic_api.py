@@ -1,11 +1,13 @@
-"""The Anthropic endpoints the Claude adapter uses: `POST /v1/files` and `POST /v1/messages`.
+"""The Anthropic endpoints the Claude adapter uses: the Files beta (`POST /v1/files`,
+`GET /v1/files`, `DELETE /v1/files/{id}`) and `POST /v1/messages`.
 
-Shapes follow the public API reference: file metadata for uploads; a Message whose `content`
-holds a `thinking` block when thinking was asked for, then (when searching) an optional text
-block, a `server_tool_use` and `web_search_tool_result` pair per search, and `text` blocks (the
-cited sentence with `web_search_result_location` citations); `usage` with cache and server-tool
-counts; errors as `{"type": "error", "error": {"type", "message"}, "request_id"}`, overloaded
-as 529.
+Shapes follow the public API reference: file metadata for uploads; a list page (`data`,
+`first_id`, `last_id`, `has_more`, and the `next_page` cursor the SDK reads); a deletion
+(`{"id", "type": "file_deleted"}`); a Message whose `content` holds a `thinking` block when
+thinking was asked for, then (when searching) an optional text block, a `server_tool_use` and
+`web_search_tool_result` pair per search, and `text` blocks (the cited sentence with
+`web_search_result_location` citations); `usage` with cache and server-tool counts; errors as
+`{"type": "error", "error": {"type", "message"}, "request_id"}`, overloaded as 529.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ PREFIX = ANTHROPIC_PREFIX
 def endpoint(method: str, path: str) -> str:
     if method == "POST" and path == "/v1/files":
         return "upload"
+    if method == "GET" and path == "/v1/files":
+        return "file_list"
+    if method == "DELETE" and path.startswith("/v1/files/"):
+        return "file_delete"
     if method == "POST" and path == "/v1/messages":
         return "generate"
     return "unknown"
@@ -65,22 +71,49 @@ def model_of(request: RecordedRequest) -> str:
 
 def upload(request: RecordedRequest, script: ProviderScript, data: bytes, sha: str) -> HttpReply:
     upload_file = (request.multipart or {}).get("files", {}).get("file", {})
-    file_id = "file_011" + token(21)
     filename = upload_file.get("filename", "upload")
     mime = upload_file.get("content_type") or "application/pdf"
-    script.add_file(SimFile(file_id, filename, mime, len(data), sha))
+    file = SimFile("file_011" + token(21), filename, mime, len(data), sha)
+    script.add_file(file)
+    return HttpReply.json(200, _metadata(file))
+
+
+def _metadata(file: SimFile) -> dict[str, Any]:
+    return {
+        "id": file.id,
+        "type": "file",
+        "filename": file.filename,
+        "mime_type": file.mime_type,
+        "size_bytes": file.size,
+        "created_at": _stamp(file.created_at),
+        "downloadable": False,
+    }
+
+
+def _stamp(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
+
+
+def file_list(request: RecordedRequest, script: ProviderScript, base_url: str) -> HttpReply:
+    """`GET /v1/files`, newest first; one page."""
+    data = [_metadata(f) for f in reversed(script.stored)]
     return HttpReply.json(
         200,
         {
-            "id": file_id,
-            "type": "file",
-            "filename": filename,
-            "mime_type": mime,
-            "size_bytes": len(data),
-            "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-            "downloadable": False,
+            "data": data,
+            "first_id": data[0]["id"] if data else None,
+            "last_id": data[-1]["id"] if data else None,
+            "has_more": False,
+            "next_page": None,
         },
     )
+
+
+def file_delete(request: RecordedRequest, script: ProviderScript) -> HttpReply:
+    file_id = request.path.rsplit("/", 1)[-1]
+    if script.remove_file(file_id) is None:
+        return error("file_gone", request, file_id=file_id)
+    return HttpReply.json(200, {"id": file_id, "type": "file_deleted"})
 
 
 def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:

@@ -17,9 +17,13 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
 
-from ensemble_tui.simulator.script import Citation, ProviderScript, RecordedRequest, ScriptedReply
+from ensemble_tui.simulator.demo_account import CHANGING, DemoAccount, account_file
+from ensemble_tui.simulator.script import Citation, Fault, ProviderScript, RecordedRequest, ScriptedReply
 from ensemble_tui.simulator.server import Simulator
+from ensemble_tui.simulator.wire import HttpReply
 
 PACKET_MARK = "# Proposed Reply 1:"  # the core's packet heading: the request is an aggregation
 # Phrases of the core's requests and shipped prompts, checked in order, that tell a request's role.
@@ -47,7 +51,10 @@ class DemoSimulator(Simulator):
     """A running simulator whose `.env` points all three SDKs, and every OpenAI-compatible
     provider, at it with dummy keys."""
 
-    def __init__(self, seed: int | None = None, latency: tuple[float, float] = (0.3, 0.8)) -> None:
+    def __init__(
+        self, seed: int | None = None, latency: tuple[float, float] = (0.3, 0.8), *, account: Path | None = None
+    ) -> None:
+        """`account`: a file keeping the uploaded files between runs (demo_account); None: none kept."""
         super().__init__()
         self._random = random.Random(seed)
         self._random_lock = threading.Lock()
@@ -55,6 +62,15 @@ class DemoSimulator(Simulator):
         for name, script in self.scripts.items():
             script.default = self._responder(name)
             script.upload_latency_s = 0.2
+        self._account = DemoAccount(account) if account is not None else None
+        if self._account is not None:
+            self._account.load_into(self)
+
+    def dispatch(self, api: ModuleType, request: RecordedRequest, data: bytes) -> HttpReply | Fault:
+        outcome = super().dispatch(api, request, data)
+        if self._account is not None and request.endpoint in CHANGING:
+            self._account.save_from(self)
+        return outcome
 
     def _new_chat_script(self, name: str) -> ProviderScript:
         """OpenAI-compatible providers answer every role too, under their own name."""
@@ -178,8 +194,9 @@ STYLE_REPLIES: dict[str, Callable[[str, str], str]] = {
 
 
 def start_demo(seed: int | None = None) -> DemoSimulator:
-    """Start the demo simulator; the caller uses `.env` for the providers and calls `.stop()`."""
-    demo = DemoSimulator(seed)
+    """Start the demo simulator, with the demo account's files; the caller uses `.env` for the
+    providers and calls `.stop()`."""
+    demo = DemoSimulator(seed, account=account_file())
     demo.start()
     return demo
 

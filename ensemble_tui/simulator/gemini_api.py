@@ -1,17 +1,20 @@
-"""The Gemini endpoints the adapter uses: resumable upload, `files.get`, `generateContent`.
+"""The Gemini endpoints the adapter uses: resumable upload, `files.get`, `files.list`,
+`files.delete`, `generateContent`.
 
 Upload follows Google's resumable protocol: a start request (`X-Goog-Upload-Command: start`)
 answered with an `x-goog-upload-url` header, then the bytes (`upload, finalize`) answered with
 `x-goog-upload-status: final` and `{"file": {...}}`. A file may be PROCESSING for a few
 `files.get` polls. Replies carry `candidates[].groundingMetadata` when Google Search is on, and
-`usageMetadata`; errors are `{"error": {"code", "message", "status", "details"}}`. Both `v1`
-and `v1beta` paths are served.
+`usageMetadata`. Files expire 48 hours after upload (`expirationTime`); `files.list` answers
+`{"files": [...], "nextPageToken"}` pages of `pageSize`, `files.delete` an empty object.
+Errors are `{"error": {"code", "message", "status", "details"}}`. Both `v1` and `v1beta`
+paths are served.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from ensemble_tui.simulator.addresses import GEMINI_PREFIX
@@ -31,6 +34,8 @@ PREFIX = GEMINI_PREFIX
 _GENERATE = re.compile(r"^/(v1|v1beta)/models/([^/:]+):generateContent$")
 _FILE = re.compile(r"^/(v1|v1beta)/files/([a-z0-9-]+)$")
 _UPLOAD = re.compile(r"^/upload/(v1|v1beta)/files$")
+_FILES = re.compile(r"^/(v1|v1beta)/files$")
+EXPIRY_S = 48 * 3600  # the Files API keeps a file this long
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -39,6 +44,10 @@ def endpoint(method: str, path: str, query: dict[str, str]) -> str:
         return "upload_chunk" if "upload_id" in query else "upload"
     if method == "GET" and _FILE.match(path):
         return "file_get"
+    if method == "GET" and _FILES.match(path):
+        return "file_list"
+    if method == "DELETE" and _FILE.match(path):
+        return "file_delete"
     if method == "POST" and _GENERATE.match(path):
         return "generate"
     return "unknown"
@@ -74,21 +83,47 @@ def model_of(request: RecordedRequest) -> str:
 
 
 def _file_json(base_url: str, version: str, file: SimFile, state: str) -> dict[str, Any]:
-    created = datetime.now(UTC)
-    stamp = created.isoformat().replace("+00:00", "Z")
+    created = _stamp(file.created_at)
+    expires = file.expires_at if file.expires_at is not None else file.created_at + EXPIRY_S
     return {
         "name": f"files/{file.id}",
         "displayName": file.filename,
         "mimeType": file.mime_type,
         "sizeBytes": str(file.size),
-        "createTime": stamp,
-        "updateTime": stamp,
-        "expirationTime": (created + timedelta(hours=48)).isoformat().replace("+00:00", "Z"),
+        "createTime": created,
+        "updateTime": created,
+        "expirationTime": _stamp(expires),
         "sha256Hash": file.sha256,
         "uri": f"{base_url}/{version}/files/{file.id}",
         "state": state,
         "source": "UPLOADED",
     }
+
+
+def _stamp(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
+
+
+def file_list(request: RecordedRequest, script: ProviderScript, base_url: str) -> HttpReply:
+    """`files.list`: newest first, `pageSize` a page (default 10, at most 100), `pageToken` the
+    offset of the next page."""
+    version = _FILES.match(request.path).group(1)  # type: ignore[union-attr]
+    size = min(100, int(request.query.get("pageSize") or 10))
+    start = int(request.query.get("pageToken") or 0)
+    files = list(reversed(script.stored))
+    page = files[start : start + size]
+    payload: dict[str, Any] = {"files": [_file_json(base_url, version, f, "ACTIVE") for f in page]}
+    if start + size < len(files):
+        payload["nextPageToken"] = str(start + size)
+    return HttpReply.json(200, payload)
+
+
+def file_delete(request: RecordedRequest, script: ProviderScript) -> HttpReply:
+    """`files.delete`: an empty object; a file it does not hold is 403, as for calls."""
+    file_id = _FILE.match(request.path).group(2)  # type: ignore[union-attr]
+    if script.remove_file(file_id) is None:
+        return error("file_gone", request, file_id=f"files/{file_id}")
+    return HttpReply.json(200, {})
 
 
 class Uploads:
@@ -139,6 +174,7 @@ class Uploads:
             sha256=sha256(bytes(received)),
             polls_left=script.processing_polls,
         )
+        file.expires_at = file.created_at + EXPIRY_S
         script.add_file(file)
         state = "PROCESSING" if file.polls_left > 0 else "ACTIVE"
         return HttpReply.json(

@@ -1,6 +1,9 @@
-"""The OpenAI endpoints the ChatGPT adapter uses: `POST /v1/files` and `POST /v1/responses`.
+"""The OpenAI endpoints the ChatGPT adapter uses: the Files API (`POST /v1/files` with an optional
+`expires_after`, `GET /v1/files`, `DELETE /v1/files/{id}`) and `POST /v1/responses`.
 
-Shapes follow the public API reference: a FileObject for uploads; a Response whose `output`
+Shapes follow the public API reference: a FileObject for uploads (its `expires_at` set from
+`expires_after[seconds]` past `created_at`), a list object (`data`, `first_id`, `last_id`,
+`has_more`), a deletion status (`{"id", "object": "file", "deleted": true}`); a Response whose `output`
 holds a `web_search_call` item and an assistant `message` with `output_text` carrying
 `url_citation` annotations; `usage` with input/output token details; errors as
 `{"error": {"message", "type", "param", "code"}}`.
@@ -30,6 +33,10 @@ PREFIX = OPENAI_PREFIX
 def endpoint(method: str, path: str) -> str:
     if method == "POST" and path == "/v1/files":
         return "upload"
+    if method == "GET" and path == "/v1/files":
+        return "file_list"
+    if method == "DELETE" and path.startswith("/v1/files/"):
+        return "file_delete"
     if method == "POST" and path == "/v1/responses":
         return "generate"
     return "unknown"
@@ -66,24 +73,59 @@ def model_of(request: RecordedRequest) -> str:
 
 
 def upload(request: RecordedRequest, script: ProviderScript, data: bytes, sha: str) -> HttpReply:
-    upload_file = (request.multipart or {}).get("files", {}).get("file", {})
-    purpose = (request.multipart or {}).get("fields", {}).get("purpose", "")
-    file_id = "file-" + token(22)
-    script.add_file(SimFile(file_id, upload_file.get("filename", "upload"), "application/pdf", len(data), sha))
+    form = request.multipart or {}
+    upload_file = form.get("files", {}).get("file", {})
+    fields = form.get("fields", {})
+    file = SimFile(
+        "file-" + token(22),
+        upload_file.get("filename", "upload"),
+        "application/pdf",
+        len(data),
+        sha,
+        purpose=fields.get("purpose", ""),
+    )
+    if fields.get("expires_after[anchor]") == "created_at" and fields.get("expires_after[seconds]", "").isdigit():
+        file.expires_at = file.created_at + int(fields["expires_after[seconds]"])
+    script.add_file(file)
+    return HttpReply.json(200, _file_object(file))
+
+
+def _file_object(file: SimFile) -> dict[str, Any]:
+    return {
+        "id": file.id,
+        "object": "file",
+        "bytes": file.size,
+        "created_at": int(file.created_at),
+        "expires_at": int(file.expires_at) if file.expires_at is not None else None,
+        "filename": file.filename,
+        "purpose": file.purpose,
+        "status": "processed",
+        "status_details": None,
+    }
+
+
+def file_list(request: RecordedRequest, script: ProviderScript, base_url: str) -> HttpReply:
+    """`GET /v1/files`, newest first (the API's default order), filtered by `purpose`; one page."""
+    purpose = request.query.get("purpose")
+    files = [f for f in reversed(script.stored) if purpose is None or f.purpose == purpose]
+    data = [_file_object(f) for f in files]
     return HttpReply.json(
         200,
         {
-            "id": file_id,
-            "object": "file",
-            "bytes": len(data),
-            "created_at": now(),
-            "expires_at": None,
-            "filename": upload_file.get("filename", "upload"),
-            "purpose": purpose,
-            "status": "processed",
-            "status_details": None,
+            "object": "list",
+            "data": data,
+            "first_id": data[0]["id"] if data else None,
+            "last_id": data[-1]["id"] if data else None,
+            "has_more": False,
         },
     )
+
+
+def file_delete(request: RecordedRequest, script: ProviderScript) -> HttpReply:
+    file_id = request.path.rsplit("/", 1)[-1]
+    if script.remove_file(file_id) is None:
+        return error("file_gone", request, file_id=file_id)
+    return HttpReply.json(200, {"id": file_id, "object": "file", "deleted": True})
 
 
 def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:

@@ -7,6 +7,7 @@ replies and faults in order, renders them in each API's own shapes, and records 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,7 +111,7 @@ class RecordedRequest:
     """One request as the simulator received it. Header names are lower-case."""
 
     provider: str  # "openai" | "anthropic" | "gemini", or the name of a simulated Chat Completions provider
-    endpoint: str  # "upload" | "upload_chunk" | "file_get" | "generate" | "unknown"
+    endpoint: str  # "upload" | "upload_chunk" | "file_get" | "file_list" | "file_delete" | "generate" | "unknown"
     method: str
     path: str  # after the provider prefix, without the query
     query: dict[str, str]
@@ -152,6 +153,12 @@ class SimFile:
     size: int
     sha256: str
     polls_left: int = 0  # Gemini: `files.get` answers PROCESSING this many more times
+    purpose: str = ""  # OpenAI's `purpose`
+    created_at: float = field(default_factory=time.time)  # epoch seconds
+    expires_at: float | None = None  # epoch seconds; the file is gone from then on
+
+    def expired(self, now: float | None = None) -> bool:
+        return self.expires_at is not None and self.expires_at <= (time.time() if now is None else now)
 
 
 @dataclass
@@ -166,6 +173,7 @@ class ProviderScript:
     unknown_models: set[str] = field(default_factory=set)
     _queue: list[ScriptItem] = field(default_factory=list)
     _upload_faults: list[Fault] = field(default_factory=list)
+    _delete_faults: list[Fault] = field(default_factory=list)
     _requests: list[RecordedRequest] = field(default_factory=list)
     files: dict[str, SimFile] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -182,6 +190,12 @@ class ProviderScript:
             self._upload_faults.extend(faults)
         return self
 
+    def push_delete(self, *faults: Fault) -> ProviderScript:
+        """Queue faults for the next file deletes (deletes succeed otherwise)."""
+        with self._lock:
+            self._delete_faults.extend(faults)
+        return self
+
     def expire_files(self) -> None:
         """Forget every uploaded file, as the provider does when files expire."""
         with self._lock:
@@ -191,6 +205,7 @@ class ProviderScript:
         with self._lock:
             self._queue.clear()
             self._upload_faults.clear()
+            self._delete_faults.clear()
             self._requests.clear()
 
     @property
@@ -213,6 +228,17 @@ class ProviderScript:
         """File uploads (for Gemini, the resumable upload's start request)."""
         return [request for request in self.requests if request.endpoint == "upload"]
 
+    @property
+    def deletes(self) -> list[RecordedRequest]:
+        """File deletes (`DELETE .../files/{id}`)."""
+        return [request for request in self.requests if request.endpoint == "file_delete"]
+
+    @property
+    def stored(self) -> list[SimFile]:
+        """The files the provider holds now, oldest first (expired ones are gone)."""
+        with self._lock:
+            return sorted((f for f in self.files.values() if not f.expired()), key=lambda f: f.created_at)
+
     # ----- used by the server -------------------------------------------------------------------
 
     def record(self, request: RecordedRequest) -> None:
@@ -231,10 +257,22 @@ class ProviderScript:
         with self._lock:
             return self._upload_faults.pop(0) if self._upload_faults else None
 
+    def next_delete_fault(self) -> Fault | None:
+        with self._lock:
+            return self._delete_faults.pop(0) if self._delete_faults else None
+
+    def remove_file(self, file_id: str) -> SimFile | None:
+        """Delete a file; None if the provider does not hold it (or it expired)."""
+        with self._lock:
+            file = self.files.pop(file_id, None)
+        return None if file is None or file.expired() else file
+
     def add_file(self, file: SimFile) -> None:
         with self._lock:
             self.files[file.id] = file
 
     def file(self, file_id: str) -> SimFile | None:
+        """A file the provider holds now (None once it expired)."""
         with self._lock:
-            return self.files.get(file_id)
+            file = self.files.get(file_id)
+        return None if file is None or file.expired() else file

@@ -191,6 +191,11 @@ class Simulator:
             return self._gemini_uploads.chunk(request, data, script, self.base_urls["gemini"])
         if request.endpoint == "file_get":
             return gemini_api.file_get(request, script, self.base_urls["gemini"])
+        if request.endpoint == "file_list":
+            return api.file_list(request, script, self.base_urls[api.NAME])
+        if request.endpoint == "file_delete":
+            fault = script.next_delete_fault()
+            return fault if fault is not None else api.file_delete(request, script)
         if request.endpoint != "generate":
             return api.error("not_found", request)
         if api.model_of(request) in script.unknown_models:

@@ -40,9 +40,10 @@ class StandbyDemo:
         if self._listening is None:
             return
         from ensemble_tui.simulator.demo import DemoSimulator
+        from ensemble_tui.simulator.demo_account import account_file
 
         listening, self._listening = self._listening, None
-        demo = DemoSimulator(self._seed)
+        demo = DemoSimulator(self._seed, account=account_file())
         demo.start(listening=listening)
         self.demo = demo
 

@@ -16,7 +16,12 @@ async def test_upload_is_a_user_data_file_sent_as_multipart(sim, make, pdf):
     await make("openai").complete(ask(pdf=pdf))
     (upload,) = sim.openai.uploads
     assert upload.method == "POST" and upload.path == "/v1/files"
-    assert upload.multipart["fields"] == {"purpose": "user_data"}
+    # an expiry, so an upload the clean-up never reaches still goes: the retention period (7 days)
+    assert upload.multipart["fields"] == {
+        "purpose": "user_data",
+        "expires_after[anchor]": "created_at",
+        "expires_after[seconds]": "604800",
+    }
     part = upload.multipart["files"]["file"]
     assert part["filename"] == "paper.pdf"
     assert part["content_type"] == "application/pdf"
