@@ -277,7 +277,16 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
             except Exception as exc:  # the app stays usable; the turns that need it will say so
                 log.exception("after start-up")
                 self.add_notice(f"Start-up did not finish: {exc}. Restart ensemble-tui if turns fail.", "error")
+        self.run_worker(self._clean_up_uploads(), group="uploads", exit_on_error=False)
         self.collector.freeze_now()  # freeze what lives as long as the app (ui/collector.py)
+
+    async def _clean_up_uploads(self) -> None:
+        """Delete the PDFs no chat has used for a while from the providers, in the background;
+        a provider that refuses is one line (core/upload_cleanup.py)."""
+        from ensemble_tui.core.upload_cleanup import clean_up_uploads
+
+        for line in await clean_up_uploads(self.workspace):
+            self.add_notice(line, "warning")
 
     def on_unmount(self) -> None:
         self.collector.release()  # full collections back on (even if quitting mid-turn), nothing frozen

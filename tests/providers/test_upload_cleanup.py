@@ -140,3 +140,31 @@ async def test_prune_deletes_only_uploads_no_chat_uses_now(workspace, sim, sampl
     assert len(report.deleted) == 3 and report.refused == {}
     assert {item.sha256 for item in registry.all()} == {file_sha256(sample_pdf), file_sha256(other_pdf)}
     assert held(sim) == 6
+
+
+async def test_the_app_cleans_up_after_its_first_frame_and_a_refusal_is_one_line(
+    workspace, sim, sample_pdf, other_pdf
+):
+    from ensemble_tui.bootstrap import build_app
+    from ensemble_tui.ui.chat_view import ChatNotice
+    from ensemble_tui.ui.collector import CollectorPolicy
+    from ensemble_tui.ui.notify import RecordingNotifier
+
+    registry = UploadRegistry(workspace.archive)
+    await uploaded(workspace, sample_pdf)
+    workspace.new_chat()
+    await uploaded(workspace, other_pdf)
+    last_used_days_ago(registry, file_sha256(sample_pdf), 8)
+    sim.openai.push_delete(Fault("server_error"))
+    app = build_app(workspace, notifier=RecordingNotifier(), collector=CollectorPolicy(enabled=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(200):
+            if any(script.deletes for script in (sim.anthropic, sim.gemini)):
+                break
+            await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        lines = [str(notice.content) for notice in app.query(ChatNotice)]
+    assert sorted(r.provider for s in (sim.anthropic, sim.gemini) for r in s.deletes) == ["anthropic", "gemini"]
+    (refused,) = [line for line in lines if "ChatGPT" in line and "delete" in line.lower()]
+    assert "\n" not in refused
