@@ -92,6 +92,7 @@ async def test_the_style_button_and_the_palette_choose_a_style_that_persists(wor
         assert styles.highlighted == 0 and styles.option_count == len(Style)
         await pilot.press("escape")  # closes, nothing chosen
         await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
+        await settle(pilot)  # the main screen resumed (under load a key can come before that)
         assert app.style is Style.AGGREGATE and app.focused is button
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
