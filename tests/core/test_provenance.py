@@ -84,3 +84,17 @@ async def test_the_transcript_the_exports_and_the_report_carry_the_line(workspac
     for fmt in ("md", "html", "json"):
         assert line in export_session(workspace.session, records, fmt)
         assert line in export_turn(records[-1], fmt)
+
+
+async def test_a_redo_carries_its_own_line(workspace, scripted, make_engine):
+    from ensemble_tui.core.modes import Mode as M
+    from tests.core.helpers import run_turn
+
+    scripted["Claude"].scripts["proposer"] = ["First answer."]
+    scripted["Gemini"].scripts["proposer"] = ["Redone answer."]
+    engine = make_engine()
+    await run_turn(engine, M.CLAUDE, "A question")
+    await run_turn(engine, M.GEMINI, "")  # redo with Gemini
+    (reply,) = [m for m in workspace.session.history if m.role == "assistant"]
+    assert reply.text == "Redone answer."
+    assert reply.provenance.line == f"Gemini · {workspace.model_for('Gemini')}"
