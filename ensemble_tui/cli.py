@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ensemble_tui import __version__, files_command
+from ensemble_tui import __version__, export_command, files_command
 from ensemble_tui.bootstrap import collector_hold, open_workspace
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--new", action="store_true", help="start a new chat first")
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
     files_command.add_parser(commands)
+    export_command.add_parsers(commands)
     return parser
 
 
@@ -86,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             if args.command == "files":
                 return files_command.run(workspace, prune=args.prune, demo=demo)
+            if args.command == "history":
+                return export_command.run_history(workspace)
+            if args.command == "export":
+                return export_command.run_export(workspace, args)
             if args.command == "ask":
                 from ensemble_tui.headless import ask
 

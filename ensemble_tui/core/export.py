@@ -128,6 +128,16 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")[:40] or "export"
 
 
+def run_stem(session_id: str, number: int) -> str:
+    """The file name (before its suffix) of run `number` of a chat, as the palette and the
+    command write it."""
+    return f"{session_id}-run-{number}"
+
+
+def chat_stem(session_id: str) -> str:
+    return f"{session_id}-chat"
+
+
 def write_export(folder: Path, stem: str, fmt: ExportFormat, content: str) -> Path:
     """Write an export atomically into `folder`, never overwriting an earlier one."""
     base = _slug(stem)

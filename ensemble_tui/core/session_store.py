@@ -302,9 +302,21 @@ class SessionStore:
         """A fresh session with a new transcript name (never reusing the previous one's)."""
         session = SessionData()
         base, suffix = session.id, 1
-        while self.transcript_path(session).exists() or (previous is not None and session.id == previous.id):
+        while (
+            self.transcript_path(session).exists()
+            or (previous is not None and session.id == previous.id)
+            or self._stored_already(session.id)
+        ):
             suffix += 1
             session.id = f"{base}-{suffix}"
         if save:
             self.save(session)
         return session
+
+    def _stored_already(self, session_id: str) -> bool:
+        """Whether the archive holds a chat of that id (a new chat must not take over an empty
+        one that was saved, say, at the first start)."""
+        try:
+            return self.archive.revision(session_id) is not None
+        except sqlite3.Error:
+            return False

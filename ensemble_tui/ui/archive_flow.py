@@ -90,22 +90,22 @@ class ArchiveFlow(_Base):
     # ----- exports ---------------------------------------------------------------------------
 
     def export_run(self, record: TurnRecord, number: int, fmt: ExportFormat) -> Path | None:
-        from ensemble_tui.core.export import export_turn
+        from ensemble_tui.core.export import export_turn, run_stem
 
-        return self._write(f"{record.session}-run-{number}", fmt, lambda: export_turn(record, fmt))
+        return self._write(run_stem(record.session, number), fmt, lambda: export_turn(record, fmt))
 
     def export_chat(self, fmt: ExportFormat) -> Path | None:
         turns = self.session_turns()
         if turns is None:
             return None
-        from ensemble_tui.core.export import export_session
+        from ensemble_tui.core.export import chat_stem, export_session
 
         session = self.workspace.store.archived(self.chat_id)  # the chat as saved, every turn in it
         if session is None:
             self.notify("This chat has not been saved yet.", severity="warning", markup=False)
             return None
         records = [stored.record for stored in turns]
-        return self._write(f"{session.id}-chat", fmt, lambda: export_session(session, records, fmt))
+        return self._write(chat_stem(session.id), fmt, lambda: export_session(session, records, fmt))
 
     def action_export_last_run(self, fmt: ExportFormat) -> None:
         turns = self._runs_or_notice()

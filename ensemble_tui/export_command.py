@@ -1,0 +1,103 @@
+"""`ensemble-tui history` and `ensemble-tui export`: past chats listed, and a chat or one of its
+runs exported from a script, as the same files the palette's exports write."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.workspace import Workspace
+
+
+def add_parsers(commands: Any) -> None:
+    history = commands.add_parser(
+        "history",
+        help="list past chats: id, date, first question, replies, cost",
+        description="List the chats of the home folder, newest first; `export --chat ID` takes an id from here.",
+    )
+    history.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help="the home folder (as for ask)")
+    export = commands.add_parser(
+        "export",
+        help="export a chat, or one of its runs, as Markdown, JSON or self-contained HTML",
+        description="Write the same file as the palette's exports. Without -o it goes to Exports/ in the "
+        "home folder and its path is printed.",
+    )
+    export.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help="the home folder (as for ask)")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--chat", metavar="ID", help="the chat to export (an id from `ensemble-tui history`)")
+    which.add_argument("--last", action="store_true", help="the newest chat (default: the current chat)")
+    export.add_argument("--run", metavar="N", type=int, help="export run N of the chat (1 is its first) instead")
+    export.add_argument("--format", required=True, choices=("md", "json", "html"), help="the file's format")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of Exports/")
+
+
+def run_history(workspace: Workspace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    try:
+        chats = workspace.archive.sessions()
+    except sqlite3.Error as exc:
+        print(f"ensemble-tui: the history cannot be read ({exc}).", file=err)
+        return 1
+    if not chats:
+        print("No chats yet: ask a question in the app or with `ensemble-tui ask`.", file=err)
+        return 0
+    for chat in chats:
+        date = chat.id[:16].replace("_", " ").replace("-", ":", 4).replace(":", "-", 2)
+        question = " ".join(chat.first_question.split())
+        question = question if len(question) <= 60 else question[:59] + "…"
+        replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
+        print(f"{chat.id}  {date}  {replies:>10}  ${chat.cost_usd:.4f}  {question}", file=out)
+    return 0
+
+
+def run_export(
+    workspace: Workspace, args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
+    """0 with the file written; 1 with one line on stderr if the chat or run is not there."""
+    from pathlib import Path
+
+    from ensemble_tui.core.atomic import atomic_write_text
+    from ensemble_tui.core.export import chat_stem, export_session, export_turn, run_stem, write_export
+
+    try:
+        chat_id = _chat_id(workspace, args)
+        session = workspace.store.archived(chat_id)
+        turns = [stored.record for stored in workspace.archive.turns(chat_id)]
+    except (sqlite3.Error, LookupError) as exc:
+        print(f"ensemble-tui: {exc}", file=err)
+        return 1
+    if session is None:
+        print(f"ensemble-tui: no chat {chat_id} in the history; `ensemble-tui history` lists them.", file=err)
+        return 1
+    if args.run is not None:
+        if not 1 <= args.run <= len(turns):
+            print(f"ensemble-tui: chat {chat_id} has {len(turns)} run(s); --run takes 1 to {len(turns)}.", file=err)
+            return 1
+        stem, content = run_stem(chat_id, args.run), export_turn(turns[args.run - 1], args.format)
+    else:
+        stem, content = chat_stem(chat_id), export_session(session, turns, args.format)
+    try:
+        if args.output:
+            path = Path(args.output)
+            atomic_write_text(path, content)
+        else:
+            path = write_export(workspace.paths.exports, stem, args.format, content)
+    except OSError as exc:
+        print(f"ensemble-tui: cannot write the export ({exc.strerror or exc}).", file=err)
+        return 1
+    if not args.output:
+        print(path, file=out)
+    return 0
+
+
+def _chat_id(workspace: Workspace, args: argparse.Namespace) -> str:
+    if args.chat:
+        return str(args.chat)
+    if args.last:
+        chats = workspace.archive.sessions()
+        if not chats:
+            raise LookupError("no chats yet: ask a question first.")
+        return chats[0].id
+    return workspace.session.id
