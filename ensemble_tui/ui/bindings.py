@@ -112,6 +112,14 @@ def main_bindings() -> list[Binding]:
         Binding("ctrl+r", "show_report", "Report", id="report.open", tooltip="The run report of this chat's runs"),
         Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
         Binding(
+            "ctrl+l",
+            "toggle_math",
+            "Math/LaTeX",
+            show=False,
+            id="math.toggle",
+            tooltip="Show mathematics as text, or as the LaTeX the models wrote",
+        ),
+        Binding(
             "ctrl+t",
             "copy_reply_in_view",
             "Copy reply",

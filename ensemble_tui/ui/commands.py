@@ -94,6 +94,9 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
                 "One code block of the reply in view, as written (a click on it copies it too)",
                 partial(app.copy_code_block, reply, index),
             )
+    yield SystemCommand(
+        "Show math as text or as LaTeX", "Switch between rendered and raw mathematics (Ctrl+L)", app.action_toggle_math
+    )
     yield SystemCommand("Open a link from the last reply", "Pick an http(s) link to open", app.action_open_link)
     yield SystemCommand(
         "Open transcript folder", "Show Chats/, where every chat is kept as Markdown", app.action_open_transcripts

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.ui.panes.chat import ChatPane
+    from ensemble_tui.ui.panes.model import ModelPane
+    from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 
     _Base = App[int]
 else:
@@ -37,6 +39,12 @@ class ReplyActions(_Base):
 
         def show_pane(self, pane_id: str) -> None: ...
         def say(self, text: str) -> None: ...
+        def model_pane(self, provider: str) -> ModelPane: ...
+
+        @property
+        def model_providers(self) -> tuple[str, ...]: ...
+        @property
+        def resubmissions(self) -> ResubmissionsPane: ...
 
     def last_reply(self) -> ChatMessage | None:
         return next((m for m in reversed(self.chat.log_view.items) if m.role == "assistant"), None)
@@ -88,6 +96,20 @@ class ReplyActions(_Base):
 
     def on_chat_entry_code_block_clicked(self, event: ChatEntry.CodeBlockClicked) -> None:
         self.copy_code_block(event.message, event.index)
+
+    def action_toggle_math(self) -> None:
+        """Ctrl+L: mathematics as Unicode text, or the LaTeX the models wrote; copies are always
+        the Markdown source."""
+        from ensemble_tui.ui.rendering import math_rendering, set_math_rendering
+
+        set_math_rendering(not math_rendering())
+        log = self.chat.log_view
+        log.show(log.items)
+        resubmissions = self.resubmissions.log_view
+        resubmissions.show(resubmissions.items)
+        for provider in self.model_providers:
+            self.model_pane(provider).repaint()
+        self.say("Math shown as text." if math_rendering() else "Math shown as LaTeX, as the models wrote it.")
 
     def action_open_link(self) -> None:
         reply = self.last_reply()

@@ -69,6 +69,12 @@ class ModelPane(VerticalScroll):
         if self._can_paint:
             self._paint()
 
+    def repaint(self) -> None:
+        """Render the output again (math shown as text or as LaTeX changed)."""
+        self._painted = None
+        if self._can_paint:
+            self._paint()
+
     def replace_output(self, output: ModelOutput | None) -> None:
         """Show `output` in place of the current one, keeping the model and any warning."""
         _output, model, unavailable = self._wanted
