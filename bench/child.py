@@ -18,7 +18,7 @@ from typing import Any
 from textual import events
 
 from bench.apps import NaiveChatApp, open_ensemble_app, run_headless
-from bench.content import marker
+from bench.content import marker, start_marker
 from bench.probes import FrameProbe, LagMonitor, memory_mb, percentile
 from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.home import seed_home
@@ -123,8 +123,9 @@ async def send_question(typist: Typist, text: str) -> float:
 
 def append_reply(args: dict[str, Any]) -> dict[str, Any]:
     """Row 3: in a chat of `turns` turns, ask a question (single mode, the model answers at once)
-    and time Enter -> the first frame showing the reply's end; the adapter call's share is
-    recorded too. The first question is a warm-up (it imports the SDK and uploads the PDF)."""
+    and time Enter -> the first frame showing the reply's first line (a reply arrives shown from
+    its start, its question above); the adapter call's share is recorded too. The first question
+    is a warm-up (it imports the SDK and uploads the PDF)."""
     app, _workspace, times = open_ensemble_app(Path(args["home"]), args["env"])
     return asyncio.run(_append_reply(app, times, args))
 
@@ -139,11 +140,11 @@ async def _append_reply(app: Any, times: Any, args: dict[str, Any]) -> dict[str,
         for attempt in range(args["repeats"] + 1):
             name = f"NEW{attempt}"
             times.spans.clear()
-            shown = probe.wait_for(marker(name))
+            shown = probe.wait_for(start_marker(name))
             pressed = await send_question(typist, f"[lat=0] [reply={name}] Please add reply {name}.")
             try:
                 at = await asyncio.wait_for(asyncio.shield(shown), REPLY_TIMEOUT_S)
-            except TimeoutError:  # the reply never scrolled into view (it is in the chat, below)
+            except TimeoutError:  # the reply's start never came into view
                 results.append({"missed": True})
             else:
                 model = sum(end - start for _label, start, end in times.spans)

@@ -27,10 +27,16 @@ def marker(number: int | str) -> str:
     return f"ZQ{number:04d}END" if isinstance(number, int) else f"ZQ{number}END"
 
 
+def start_marker(number: int | str) -> str:
+    """The word in reply `number`'s first line: a new reply is shown from its start (row 3)."""
+    return f"ZQ{number:04d}TOP" if isinstance(number, int) else f"ZQ{number}TOP"
+
+
 def reply_text(number: int | str, size: int = REPLY_BYTES) -> str:
-    """A reply of about `size` characters with code, a table and lists, ending with its marker."""
+    """A reply of about `size` characters with code, a table and lists, its start marker in its
+    first line and its end marker last."""
     body = [
-        f"### Finding {number}: what the paper shows",
+        f"### Finding {number} {start_marker(number)}: what the paper shows",
         "",
         "The authors compare **three ways** to combine several language models: an aggregator that "
         "merges proposals, a council that ranks anonymous answers, and a debate. Their claim is that "

@@ -154,7 +154,7 @@ def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
             f" of Enter to reply on screen {spread([run['total'] for run in shown])}; the rest is the model"
             f" call (SDK request and reply, loopback, simulator) {spread([run['model'] for run in shown])}"
             f"; the first reply after opening (SDK import, PDF upload): {first}"
-            + (f"; {missed[turns]} of {len(result['runs'])} replies never scrolled into view" if missed[turns] else "")
+            + (f"; {missed[turns]} of {len(result['runs'])} replies' starts never shown" if missed[turns] else "")
         )
     base = costs.get(0, math.nan)
     for letter, turns in zip("abc", APPEND_SIZES, strict=True):

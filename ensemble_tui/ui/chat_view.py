@@ -322,24 +322,28 @@ class MessageLog(VerticalScroll):
         entry = shown[-1] if shown else (self._entries[0] if self._entries else None)
         return entry.item if entry is not None else None
 
-    def reveal_start(self, item: Any) -> None:
+    def reveal_start(self, item: Any, refreshes_left: int = 5) -> None:
         """Show `item` (a reply) from its start, with the entry just before it (its question)
         at the top: the user reads down from there. A pair that fits the view stays shown whole
-        at the end, as the log's anchor keeps it."""
-
-        def place() -> None:
-            entries = self._entries
-            index = next((i for i, entry in enumerate(entries) if entry.item is item), None)
-            if index is None:
-                return
-            before = entries[index - 1] if index else None
-            top = before if before is not None and getattr(before.item, "role", "") == "user" else entries[index]
-            if entries[index].virtual_region.bottom - top.virtual_region.y <= self.scrollable_content_region.height:
-                return
-            self.release_anchor()
-            self.scroll_to(y=top.virtual_region.y, animate=False)
-
-        self.call_after_refresh(place)
+        at the end, as the log's anchor keeps it. A new entry is laid out a refresh or two after
+        its mount (until then it has no height), so this waits for that, a few refreshes at most."""
+        entries = self._entries
+        index = next((i for i, entry in enumerate(entries) if entry.item is item), None)
+        if index is None or not entries[index].is_attached:
+            if refreshes_left:
+                self.call_after_refresh(self.reveal_start, item, refreshes_left - 1)
+            return
+        reply = entries[index]
+        if not reply.outer_size.height:
+            if refreshes_left:
+                self.call_after_refresh(self.reveal_start, item, refreshes_left - 1)
+            return
+        before = entries[index - 1] if index else None
+        top = before if before is not None and getattr(before.item, "role", "") == "user" else reply
+        if reply.virtual_region.bottom - top.virtual_region.y <= self.scrollable_content_region.height:
+            return
+        self.release_anchor()
+        self.scroll_to(y=top.virtual_region_with_margin.y, animate=False)
 
     def _scroll_to_newest(self) -> None:
         """Bring the newest entry into view, in the frame that first lays it out.

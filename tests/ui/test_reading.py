@@ -23,7 +23,7 @@ async def test_a_long_reply_arrives_shown_from_its_start_with_its_question_above
         await pilot.pause()
         log = app.chat.log_view
         question, reply = log.entries[-2:]
-        assert log.scroll_y == question.virtual_region.y  # the question at the top of the view
+        assert log.scroll_y == question.virtual_region_with_margin.y  # the question at the top of the view
         assert reply.virtual_region.y < log.scroll_y + log.scrollable_content_region.height  # its start shown
         assert log.max_scroll_y > log.scroll_y  # not scrolled to its end
 
