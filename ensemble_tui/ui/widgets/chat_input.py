@@ -9,11 +9,14 @@ bindings are looked at; both have ids so they can be remapped through the keymap
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
 PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line · empty Enter redoes the last reply"
+# On a narrow screen the placeholder is cut to what fits on the box's first line.
+SHORT_PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line"
 
 
 class ChatInput(TextArea):
@@ -52,6 +55,11 @@ class ChatInput(TextArea):
             show_line_numbers=False,
             placeholder=PLACEHOLDER,
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The whole placeholder where it fits on one line, else the short one: the box starts
+        one line high and a wrapped placeholder would be cut mid-sentence."""
+        self.placeholder = PLACEHOLDER if len(PLACEHOLDER) <= self.content_size.width else SHORT_PLACEHOLDER
 
     def action_submit(self) -> None:
         self.post_message(self.Submitted(self, self.text))
