@@ -362,7 +362,7 @@ class EnsembleApp(TurnFlow, ArchiveFlow, ReplyActions, App[int]):
         self.chat.input.focus()
 
     def action_select_pdf(self) -> None:
-        self.show_pane("attachments")
+        """The dialog opens over the pane in use, which is shown again once it closes."""
         start = start_folder(self.workspace.session.pdf_path, Path.cwd())
         self.push_screen(pdf_dialog(start), self._pdf_chosen)
 
