@@ -117,9 +117,9 @@ def _formatted(clean: str) -> RenderableType:
 def _parse_markdown(clean: str) -> Markdown:
     """Rich Markdown with links as plain text. Imported here, on first use: `rich.markdown`
     pulls in markdown_it and pygments (~40 ms), which an empty chat does not need to start."""
-    from rich.markdown import Markdown
+    from ensemble_tui.ui.fitted_markdown import FittedMarkdown
 
-    return Markdown(clean, code_theme=CODE_THEME, hyperlinks=False)
+    return FittedMarkdown(clean, code_theme=CODE_THEME, hyperlinks=False)
 
 
 def _cut_plain(clean: str) -> Text:
