@@ -42,6 +42,18 @@ def refusal(path: Path) -> str | None:
     return None
 
 
+class FolderLine(CurrentDirectory):
+    """The folder shown, with the home folder as "~" (as the app writes paths everywhere else),
+    its start cut with "…" when it is too long."""
+
+    def _watch_current_directory(self) -> None:
+        folder = "" if self.current_directory is None else display_path(self.current_directory)
+        width = self.content_size.width or self.size.width
+        if width and len(folder) > width:
+            folder = "…" + folder[-(width - 1) :]
+        self.update(plain(folder))
+
+
 class PdfPicker(FileOpen):
     """Returns the chosen PDF's Path, or None when dismissed."""
 
@@ -97,7 +109,8 @@ class PdfPicker(FileOpen):
         self._highlight_first_pdf = True
 
     def _header_area(self) -> ComposeResult:
-        yield CurrentDirectory()
+        """FileOpen's folder line (FileOpen finds it by its type), then how to choose."""
+        yield FolderLine()
         yield Static(HINT, classes="pdf-picker-hint")
 
     def on_mount(self) -> None:
