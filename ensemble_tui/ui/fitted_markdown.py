@@ -71,7 +71,7 @@ def fit_columns(table: Table, console: Console, options: ConsoleOptions) -> None
         naturals.append(max(Text(line).cell_len for text in texts for line in text.splitlines() or [""]))
         longest_word = max((Text(word).cell_len for text in texts for word in text.split()), default=1)
         floors.append(min(longest_word, LONG_WORD))
-    for index, width in zip(words, shrink(naturals, floors, excess)):
+    for index, width in zip(words, shrink(naturals, floors, excess), strict=True):
         table.columns[index].width = max(1, width)
 
 

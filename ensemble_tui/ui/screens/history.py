@@ -32,6 +32,8 @@ def question_chars(screen_width: int) -> int:
     """The first question's room: all of QUESTION_CHARS on a wide screen, less on a narrow one,
     so the cost column is never pushed out of the dialog."""
     return max(12, min(QUESTION_CHARS, min(screen_width, DIALOG_MAX_WIDTH) - OTHER_COLUMNS_CELLS))
+
+
 EMPTY = "No past chats yet: a chat appears here once it has a question."
 
 

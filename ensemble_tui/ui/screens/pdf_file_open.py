@@ -142,7 +142,10 @@ class PdfPicker(FileOpen):
             line.set_class(bool(message), "-shown")
 
     def on_key(self, event: events.Key) -> None:
-        """A character typed while the list has the focus starts (or continues) a typed path."""
+        """A character typed while the list has the focus starts (or continues) a typed path.
+        Any key pressed in the list makes the highlight the user's (no move to the first PDF)."""
+        if self.focused is self.listing:
+            self._highlight_first_pdf = False
         if event.is_printable and event.character and self.focused is self.listing:
             event.stop()
             event.prevent_default()
@@ -163,11 +166,12 @@ class PdfPicker(FileOpen):
         chooses it."""
         if not self._highlight_first_pdf:
             return
-        self._highlight_first_pdf = False
         listing = self.listing
         for index in range(listing.option_count):
             location = getattr(listing.get_option_at_index(index), "location", None)
             if isinstance(location, Path) and location.is_file():
+                # Once per folder: FileOpen lists ".." alone before the folder is read.
+                self._highlight_first_pdf = False
                 listing.highlighted = index
                 return
 

@@ -89,8 +89,9 @@ class KeyFooter(Footer):
         palette = [key for key in keys if key.has_class("-command-palette")]
         keys = [key for key in keys if key not in palette]
         room = (self.size.width or self.app.size.width) - sum(map(key_width, palette))
-        for key, shown in zip(keys, fit([key_width(key) for key in keys], [rank(key.action) for key in keys], room)):
-            key.display = shown
+        shown = fit([key_width(key) for key in keys], [rank(key.action) for key in keys], room)
+        for key, fits in zip(keys, shown, strict=True):
+            key.display = fits
 
     def bindings_changed(self, screen: Screen) -> None:
         if self._recompose_queued and screen is self.screen:

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Static
@@ -32,7 +32,6 @@ TICK_S = 0.125
 def elapsed_text(seconds: float) -> str:
     whole = int(seconds)
     return f"{whole}s" if whole < 60 else f"{whole // 60}m {whole % 60:02d}s"
-
 
 
 # Below this many cells, who answered is left out rather than cut to a stub.
