@@ -121,7 +121,10 @@ async def test_enter_on_a_folder_opens_it(workspace, chatty, make_app, papers):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         picker = await open_picker(pilot)
-        picker.listing.highlighted = listed(picker).index("drafts")
+        assert listed(picker)[picker.listing.highlighted - 1] == "drafts"  # folders come first
+        await pilot.press("up")
+        await pilot.pause()
+        assert listed(picker)[picker.listing.highlighted] == "drafts"  # the arrow key is obeyed
         await pilot.press("enter")
         await wait_until(pilot, lambda: picker.listing.location == papers / "drafts")
         assert app.screen is picker

@@ -162,18 +162,21 @@ class PdfPicker(FileOpen):
 
     @on(DirectoryNavigation.Highlighted)
     def _start_on_a_pdf(self, event: DirectoryNavigation.Highlighted) -> None:
-        """Once a folder is listed, move the highlight from ".." to its first file, so Enter
-        chooses it."""
+        """Until the user moves in the list, keep the highlight on the folder's first file, so
+        Enter chooses it. FileOpen lists a folder more than once as it opens (".." alone, then
+        the files, then again through the filter), each time highlighting its first entry."""
         if not self._highlight_first_pdf:
             return
         listing = self.listing
         for index in range(listing.option_count):
             location = getattr(listing.get_option_at_index(index), "location", None)
             if isinstance(location, Path) and location.is_file():
-                # Once per folder: FileOpen lists ".." alone before the folder is read.
-                self._highlight_first_pdf = False
-                listing.highlighted = index
+                if listing.highlighted != index:
+                    listing.highlighted = index
                 return
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        self._highlight_first_pdf = False  # a click picks its own entry
 
     @on(DirectoryNavigation.Selected)
     def _choose_listed_file(self, event: DirectoryNavigation.Selected) -> None:
