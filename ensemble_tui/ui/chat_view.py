@@ -210,6 +210,7 @@ class MessageLog(VerticalScroll):
             self._entries.extend(fresh)
             self._body.mount_all(fresh)
             self._scroll_to_newest()
+            self.call_after_refresh(self._show_start_of, fresh[-1])
 
     def add_notice(self, text: str, kind: NoticeKind = "info") -> ChatNotice:
         notice = ChatNotice(text, kind)
@@ -262,6 +263,21 @@ class MessageLog(VerticalScroll):
         anchored and is laid out at its end when it is shown.
         """
         self.anchor()
+
+    def _show_start_of(self, entry: LogEntry, refreshes_left: int = 5) -> None:
+        """A new entry taller than the view is shown from its first line, not its last: a long
+        reply is read from the top. (The log was anchored to its end for the frame that first
+        showed it; the anchor is released so that it stays where the reply starts.) The entry
+        is laid out a refresh or two after its mount: until then it has no height."""
+        if not entry.is_attached or entry is not self._entries[-1]:
+            return
+        if not entry.outer_size.height:
+            if refreshes_left:
+                self.call_after_refresh(self._show_start_of, entry, refreshes_left - 1)
+            return
+        if entry.outer_size.height > self.scrollable_content_region.height:
+            self.release_anchor()
+            self.scroll_to(y=entry.virtual_region_with_margin.y, animate=False)
 
     @on(EarlierButton.Pressed)
     def _earlier_pressed(self, event: Button.Pressed) -> None:

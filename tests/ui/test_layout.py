@@ -10,7 +10,7 @@ from textual.widgets._footer import FooterKey
 from ensemble_tui.ui.widgets.action_bar import ModeButton
 from ensemble_tui.ui.widgets.key_footer import KeyFooter, fit
 from ensemble_tui.ui.widgets.status_bar import LineParts, plan_line
-from tests.ui.conftest import type_text
+from tests.ui.conftest import settle, type_text
 
 SMALL = (80, 24)
 LARGE = (120, 40)
@@ -198,3 +198,30 @@ async def test_the_footer_refits_when_the_terminal_grows(workspace, chatty, make
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         assert "History" in [key.description for key in shown_keys(app)]
+
+
+# ----- a long reply --------------------------------------------------------------------------
+
+LONG_REPLY = "\n".join(
+    ["Attention lets every token weigh every other token.", ""]
+    + [f"- point {n}: one short line of the explanation" for n in range(1, 39)]
+)
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_after_an_all_turn_with_a_long_reply_its_first_line_is_on_screen(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["aggregator"] = ["FINAL REPLY:\n" + LONG_REPLY]
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await type_text(pilot, "What is attention?")
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.pause()
+        assert workspace.session.history[-1].text.startswith("Attention lets every token")
+        shown = screen_text(app)
+        assert "Attention lets every token weigh every other token." in shown
+        assert app.chat.log_view.region.height >= 14
+        assert app.chat.log_view.scroll_y < app.chat.log_view.max_scroll_y  # the rest is below
