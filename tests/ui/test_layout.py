@@ -225,3 +225,15 @@ async def test_after_an_all_turn_with_a_long_reply_its_first_line_is_on_screen(w
         assert "Attention lets every token weigh every other token." in shown
         assert app.chat.log_view.region.height >= 14
         assert app.chat.log_view.scroll_y < app.chat.log_view.max_scroll_y  # the rest is below
+
+
+async def test_past_its_limit_the_box_keeps_the_new_last_line_in_view(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        for word in ("one", "two", "three", "four", "five", "six", "seven"):
+            await pilot.press(*word, "ctrl+j")
+        await pilot.pause()
+        box = app.chat.input
+        assert box.text.endswith("seven\n") and box.cursor_location == (7, 0)
+        assert box.scroll_offset.y == box.max_scroll_y > 0  # the new empty line is in view
+        assert "three" not in screen_text(app)

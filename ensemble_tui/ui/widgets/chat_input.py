@@ -61,6 +61,12 @@ class ChatInput(TextArea):
         one line high and a wrapped placeholder would be cut mid-sentence."""
         self.placeholder = PLACEHOLDER if len(PLACEHOLDER) <= self.content_size.width else SHORT_PLACEHOLDER
 
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Keep the cursor in view once the box has its new height. The box grows with its text
+        (app.tcss) up to a limit; past it, TextArea scrolls to the cursor before the layout has
+        counted the new line, so a new last line stayed one row out of view (Textual 8.2)."""
+        self.call_after_refresh(self.scroll_cursor_visible)
+
     def action_submit(self) -> None:
         self.post_message(self.Submitted(self, self.text))
 
