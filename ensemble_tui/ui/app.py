@@ -27,6 +27,7 @@ from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui import layout
 from ensemble_tui.ui.archive_flow import ArchiveFlow
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
 from ensemble_tui.ui.chat_view import NoticeKind
@@ -72,6 +73,8 @@ class MainScreen(Screen[None]):
 class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow, ReplyActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
+    HORIZONTAL_BREAKPOINTS = layout.HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = layout.VERTICAL_BREAKPOINTS
     BINDINGS = main_bindings()
 
     def __init__(

@@ -35,7 +35,7 @@ class PdfActions(_Base):
         def say(self, text: str) -> None: ...
 
     def action_select_pdf(self) -> None:
-        self.show_pane("attachments")
+        """The dialog opens over the pane in use, which is shown again once it closes."""
         start = start_folder(self.pdf_path, Path.cwd())
         self.push_screen(pdf_dialog(start), self._pdf_chosen)
 

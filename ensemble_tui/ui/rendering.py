@@ -129,16 +129,17 @@ def _formatted(clean: str) -> RenderableType:
 
 
 def _parse_markdown(clean: str) -> Markdown:
-    """Rich Markdown with links as plain text (and math as text when that is on). Imported here,
-    on first use: `rich.markdown` pulls in markdown_it and pygments (~40 ms), which an empty chat
-    does not need to start; the math converter (~35 ms) waits for the first text with a `$`."""
-    from rich.markdown import Markdown
+    """Rich Markdown with links as plain text, tables fitted to the width (ui/fitted_markdown.py),
+    and math as text when that is on. Imported here, on first use: `rich.markdown` pulls in
+    markdown_it and pygments (~40 ms), which an empty chat does not need to start; the math
+    converter (~35 ms) waits for the first text with a `$`."""
+    from ensemble_tui.ui.fitted_markdown import FittedMarkdown
 
     if _math_rendering and ("$" in clean or "\\(" in clean or "\\[" in clean):  # mathtext.has_math, unimported
         from ensemble_tui.core.mathtext import render_math
 
         clean = render_math(clean)
-    return Markdown(clean, code_theme=CODE_THEME, hyperlinks=False)
+    return FittedMarkdown(clean, code_theme=CODE_THEME, hyperlinks=False)
 
 
 def _cut_plain(clean: str) -> Text:

@@ -208,7 +208,7 @@ class TurnController(Widget):
         elif isinstance(event, ev.StatusChanged):
             host.chat.status.update_status(event.text, event.answered, event.waiting)
         elif isinstance(event, ev.RetryScheduled):
-            host.chat.status.update_status(event.line)
+            host.chat.status.set_retry(event.line)
         elif isinstance(event, ev.ProposalReceived):
             host.model_pane(event.provider).show(event.output, event.output.model)
         elif isinstance(event, ev.ProposerFailed):

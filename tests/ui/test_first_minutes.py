@@ -64,8 +64,8 @@ async def test_the_status_line_says_while_a_call_waits_to_be_retried(workspace, 
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Is the bound tight?")
         await pilot.press("f1")
-        await wait_until(pilot, lambda: "retry" in app.chat.status.text)
-        assert app.chat.status.text.startswith("ChatGPT: retry 1 of 5 in ")
-        assert app.chat.status.text.endswith(" s (server error)")
+        await wait_until(pilot, lambda: "retry" in app.chat.status.retry)
+        assert app.chat.status.retry.startswith("ChatGPT: retry 1 of 5 in ")
+        assert app.chat.status.retry.endswith(" s (server error)")
         release.set()
         await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)

@@ -112,7 +112,7 @@ async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(works
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, FileOpen))
-        assert app.tabs.active == "attachments"
+        assert app.tabs.active == "chat"  # the dialog opens over the pane in use
         assert app.check_action("send", ()) is False  # main-screen keys are off under the dialog
         dialog_input = app.screen.query_one("Input")
         dialog_input.focus()
@@ -122,6 +122,9 @@ async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(works
         await pilot.pause()
         assert workspace.session.pdf_path == str(sample_pdf.resolve())
         assert sample_pdf.name in str(app.query_one("#pdf-info").content)
+        assert app.tabs.active == "chat"  # back where the dialog was opened
+        app.show_pane("attachments")
+        await pilot.pause()
         await pilot.click("#clear-pdf")
         await pilot.pause()
         assert workspace.session.pdf_path is None

@@ -1,4 +1,4 @@
-"""SVG snapshots pinning the layout of each pane, and of the run report, at 120x40.
+"""SVG snapshots pinning the layout of each pane and each dialog, at 80x24 and at 120x40.
 
 Deterministic by construction: a fixed session id, HOME pointing at the test folder (paths show
 as ~/...), no run in flight (so no spinner or clock), scripted data only, and a cursor that does
@@ -9,14 +9,20 @@ Update with: pytest tests/ui/test_snapshots.py --snapshot-update
 from __future__ import annotations
 
 import pytest
+from textual_fspicker.parts.directory_navigation import DirectoryEntry
 
+from ensemble_tui.core.modes import Style
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
+from ensemble_tui.ui.screens.export_picker import ExportPicker
+from ensemble_tui.ui.screens.pdf_file_open import PdfPicker
+from ensemble_tui.ui.screens.style_picker import StylePicker
+from tests.ui.conftest import wait_until
 
-SIZE = (120, 40)
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 REPLY = """The paper proposes **sparse mixture routing** with a learned gate.
 
@@ -41,6 +47,10 @@ See https://example.org/paper for the appendix."""
 @pytest.fixture
 def snapshot_app(workspace, scripted, sample_pdf, monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    (papers / "attention.pdf").write_bytes(sample_pdf.read_bytes())
+    (papers / "drafts").mkdir()
     session = workspace.session
     session.id = "2026-01-02_09-30-00"
     session.history = [
@@ -56,7 +66,7 @@ def snapshot_app(workspace, scripted, sample_pdf, monkeypatch, tmp_path):
     ]
     session.cost_usd = 0.0421
     session.last_mode = "all"
-    workspace.select_pdf(sample_pdf)
+    workspace.select_pdf(papers / "attention.pdf")
     workspace.attach_providers(dict(scripted), {"Gemini": "Gemini: no API key"})
     del scripted["Gemini"]
     return EnsembleApp(workspace, notifier=RecordingNotifier(), folder_opener=lambda _path: False)
@@ -88,12 +98,14 @@ def show(pane_id: str):
     return run_before
 
 
-@pytest.mark.parametrize("pane_id", ["chat", "chatgpt", "gemini", "attachments", "resubmissions", "settings"])
-def test_pane_layout(snap_compare, snapshot_app, pane_id):
-    assert snap_compare(snapshot_app, terminal_size=SIZE, run_before=show(pane_id))
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("pane_id", ["chat", "chatgpt", "claude", "gemini", "attachments", "resubmissions", "settings"])
+def test_pane_layout(snap_compare, snapshot_app, pane_id, size):
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=show(pane_id))
 
 
-def test_empty_chat_layout(snap_compare, workspace, scripted):
+@pytest.mark.parametrize("size", SIZES)
+def test_empty_chat_layout(snap_compare, workspace, scripted, size):
     workspace.session.id = "2026-01-02_09-30-00"
     app = EnsembleApp(workspace, notifier=RecordingNotifier())
 
@@ -101,7 +113,95 @@ def test_empty_chat_layout(snap_compare, workspace, scripted):
         await pilot.pause()  # start-up done: the question box has the focus
         await steady_cursor(pilot)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=started)
+    assert snap_compare(app, terminal_size=size, run_before=started)
+
+
+LONG_REPLY = "\n".join(
+    [
+        "**Attention** lets every token weigh every other token of the sequence.",
+        "",
+        *(f"{n}. Step {n} of the computation, explained in one line of plain words." for n in range(1, 36)),
+        "",
+        "That is the whole of it: forty lines of reply.",
+    ]
+)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_chat_with_a_long_reply(snap_compare, snapshot_app, size):
+    snapshot_app.workspace.session.history.append(ChatMessage(role="user", text="What is attention?"))
+    snapshot_app.workspace.session.history.append(ChatMessage(role="assistant", text=LONG_REPLY))
+
+    async def started(pilot) -> None:
+        await pilot.pause()
+        await steady_cursor(pilot)
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=started)
+
+
+@pytest.fixture
+def fixed_listing(monkeypatch):
+    """The PDF picker's sizes and times, fixed: a folder's size depends on the file system and
+    every time on when the test ran."""
+    monkeypatch.setattr(
+        DirectoryEntry, "_size", staticmethod(lambda path: "4096" if path.is_dir() else str(path.stat().st_size))
+    )
+    monkeypatch.setattr(DirectoryEntry, "_mtime", staticmethod(lambda _path: "2026-01-02 09:30:00"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_pdf_picker_layout(snap_compare, snapshot_app, fixed_listing, size):
+    async def open_picker(pilot) -> None:
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PdfPicker))
+        picker = pilot.app.screen
+        await wait_until(pilot, lambda: picker.listing.option_count == 3)  # .., drafts, attention.pdf
+        await wait_until(pilot, lambda: picker.listing.highlighted == 2)
+        await steady_cursor(pilot)
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=open_picker)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_pdf_picker_refusal_layout(snap_compare, snapshot_app, fixed_listing, size):
+    async def refuse(pilot) -> None:
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PdfPicker))
+        picker = pilot.app.screen
+        await wait_until(pilot, lambda: picker.listing.highlighted == 2)
+        await pilot.press(*"atention.pdf", "enter")
+        await wait_until(pilot, lambda: bool(picker.message))
+        await steady_cursor(pilot)
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=refuse)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_history_layout(snap_compare, snapshot_app, size):
+    workspace = snapshot_app.workspace
+    workspace.store.save(workspace.session)
+
+    async def open_history(pilot) -> None:
+        await pilot.pause()
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=open_history)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dialog", [lambda: StylePicker(Style.VOTE), lambda: ExportPicker()], ids=["styles", "exports"])
+def test_list_dialog_layout(snap_compare, snapshot_app, dialog, size):
+    async def open_dialog(pilot) -> None:
+        await pilot.pause()
+        pilot.app.push_screen(dialog())
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=open_dialog)
 
 
 def vote_record(session_id: str) -> TurnRecord:
@@ -155,7 +255,8 @@ def vote_record(session_id: str) -> TurnRecord:
     )
 
 
-def test_report_screen_layout(snap_compare, snapshot_app):
+@pytest.mark.parametrize("size", SIZES)
+def test_report_screen_layout(snap_compare, snapshot_app, size):
     snapshot_app.workspace.archive.save_turn(vote_record(snapshot_app.workspace.session.id))
 
     async def open_report(pilot) -> None:
@@ -164,4 +265,4 @@ def test_report_screen_layout(snap_compare, snapshot_app):
         await pilot.pause()
         await pilot.pause()
 
-    assert snap_compare(snapshot_app, terminal_size=SIZE, run_before=open_report)
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=open_report)

@@ -22,6 +22,18 @@ from ensemble_tui.core.session import SESSION_ID_FORMAT
 from ensemble_tui.ui.rendering import money, plain
 
 QUESTION_CHARS = 56
+# What the dialog takes beside the question column: its border and padding (the narrow one's),
+# the date, replies and cost columns with their padding, and the scrollbar.
+OTHER_COLUMNS_CELLS = 4 + 20 + 9 + 10 + 2 + 2
+DIALOG_MAX_WIDTH = 110  # app.tcss, .dialog.-wide
+
+
+def question_chars(screen_width: int) -> int:
+    """The first question's room: all of QUESTION_CHARS on a wide screen, less on a narrow one,
+    so the cost column is never pushed out of the dialog."""
+    return max(12, min(QUESTION_CHARS, min(screen_width, DIALOG_MAX_WIDTH) - OTHER_COLUMNS_CELLS))
+
+
 EMPTY = "No past chats yet: a chat appears here once it has a question."
 
 
@@ -59,13 +71,14 @@ class HistoryScreen(ModalScreen[str | None]):
             table.add_column(Text("First question"), key="question")
             table.add_column(Text("Replies", justify="right"), key="turns")
             table.add_column(Text("Cost", justify="right"), key="cost")
+            limit = question_chars(self.app.size.width)
             for summary in self.sessions:
                 date = Text(session_date(summary.id))
                 if summary.id == self.current_id:
                     date.append(" ●", style="bold")
                 table.add_row(
                     date,
-                    plain(one_line(summary.first_question)),
+                    plain(one_line(summary.first_question, limit)),
                     Text(str(summary.turns), justify="right"),
                     Text(money(summary.cost_usd), justify="right"),
                     key=summary.id,

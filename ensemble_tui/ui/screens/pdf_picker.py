@@ -1,8 +1,7 @@
-"""The PDF picker: textual-fspicker's FileOpen, filtered to PDFs, returning a Path or None.
+"""The PDF picker: where it opens, and the dialog (ui/screens/pdf_file_open.py) made on demand.
 
-FileOpen handles keyboard and mouse navigation, typed paths (with completion) and the hidden
-file toggle; we only choose the start folder and the filters. The file is checked by the core
-after it is chosen, so a file that is not a PDF is refused with the core's message.
+The file is checked in the dialog (it exists, it starts with %PDF-) and again by the core when
+it is kept, so a file changed in between is still refused with the core's message.
 """
 
 from __future__ import annotations
@@ -11,11 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from textual_fspicker import FileOpen
-
-
-def is_pdf_name(path: Path) -> bool:
-    return path.suffix.lower() == ".pdf"
+    from ensemble_tui.ui.screens.pdf_file_open import PdfPicker
 
 
 def start_folder(current_pdf: str | None, fallback: Path) -> Path:
@@ -27,15 +22,9 @@ def start_folder(current_pdf: str | None, fallback: Path) -> Path:
     return fallback
 
 
-def pdf_dialog(location: Path) -> FileOpen:
+def pdf_dialog(location: Path) -> PdfPicker:
     """The dialog. textual-fspicker is imported here, when it is first opened, not at start-up
     (~13 ms of the app's start)."""
-    from textual_fspicker import FileOpen, Filters
+    from ensemble_tui.ui.screens.pdf_file_open import PdfPicker
 
-    return FileOpen(
-        location,
-        title="Select a PDF",
-        open_button="Select",
-        filters=Filters(("PDF files", is_pdf_name), ("All files", lambda _path: True)),
-        must_exist=True,
-    )
+    return PdfPicker(location)

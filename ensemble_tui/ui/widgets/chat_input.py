@@ -9,11 +9,14 @@ bindings are looked at; both have ids so they can be remapped through the keymap
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
 PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line · empty Enter redoes the last reply"
+# On a narrow screen the placeholder is cut to what fits on the box's first line.
+SHORT_PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line"
 
 
 class ChatInput(TextArea):
@@ -59,6 +62,17 @@ class ChatInput(TextArea):
             show_line_numbers=False,
             placeholder=PLACEHOLDER,
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The whole placeholder where it fits on one line, else the short one: the box starts
+        one line high and a wrapped placeholder would be cut mid-sentence."""
+        self.placeholder = PLACEHOLDER if len(PLACEHOLDER) <= self.content_size.width else SHORT_PLACEHOLDER
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Keep the cursor in view once the box has its new height. The box grows with its text
+        (app.tcss) up to a limit; past it, TextArea scrolls to the cursor before the layout has
+        counted the new line, so a new last line stayed one row out of view (Textual 8.2)."""
+        self.call_after_refresh(self.scroll_cursor_visible)
 
     def action_submit(self) -> None:
         self.post_message(self.Submitted(self, self.text))

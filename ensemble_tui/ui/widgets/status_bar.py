@@ -3,14 +3,21 @@ style the next multi-model turn uses, and the cost.
 
 The spinner and clock tick on a timer only while a run is under way, and only this one-line
 widget repaints, so an idle app draws nothing and snapshots are stable.
+
+When the line is too short for everything (80 columns during a run), progress wins: the spinner,
+the phase with its count, the elapsed time, a retry under way and how to cancel are always
+shown; then the cost as a bare figure, who answered (cut with "…"), the cost's label, and last
+the style, which is the first to go (`plan_line`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.timer import Timer
@@ -27,6 +34,67 @@ def elapsed_text(seconds: float) -> str:
     return f"{whole}s" if whole < 60 else f"{whole // 60}m {whole % 60:02d}s"
 
 
+# Below this many cells, who answered is left out rather than cut to a stub.
+MIN_NAMES_CELLS = 16
+
+
+@dataclass(frozen=True)
+class LineParts:
+    """What the status line would show, each part in its longest form.
+
+    `progress` is the spinner and phase (cut with "…" if even it does not fit), `suffix` the
+    elapsed time and retry (never cut), `hint` how to cancel; `names` who answered and who is
+    awaited; `style` and `cost` the right-hand parts, each with a shorter form.
+    """
+
+    progress: Text
+    suffix: Text
+    hint: Text
+    names: Text
+    style: tuple[Text, Text]
+    cost: tuple[Text, Text]
+
+
+@dataclass(frozen=True)
+class LinePlan:
+    status: Text
+    style: Text | None  # None: left out
+    cost: Text | None
+
+
+def plan_line(parts: LineParts, width: int, style_gap: int, cost_gap: int) -> LinePlan:
+    """Fit the parts into `width` cells in priority order (see the module docstring); a right-hand
+    part takes its gap (margin) with it. `width` 0 means not laid out yet: everything in full."""
+    if width <= 0:
+        status = Text(end="", no_wrap=True).join([parts.progress, parts.suffix, parts.names, parts.hint])
+        return LinePlan(status, parts.style[0], parts.cost[0])
+    fixed = parts.suffix.cell_len + parts.hint.cell_len
+    progress = parts.progress.copy()
+    if progress.cell_len + fixed > width:
+        progress.truncate(max(1, width - fixed), overflow="ellipsis")
+    room = width - progress.cell_len - fixed
+    long_cost, short_cost = parts.cost
+    cost = short_cost if short_cost.cell_len + cost_gap <= room else None
+    room -= cost.cell_len + cost_gap if cost is not None else 0
+    names = parts.names.copy()
+    if names.cell_len > room:
+        if room >= MIN_NAMES_CELLS:
+            names.truncate(room, overflow="ellipsis")
+        else:
+            names = Text(end="")
+    room -= names.cell_len
+    if cost is not None and long_cost.cell_len - cost.cell_len <= room:
+        room -= long_cost.cell_len - cost.cell_len
+        cost = long_cost
+    style = _first_fitting(parts.style, room - style_gap)
+    status = Text(end="", no_wrap=True).join([progress, parts.suffix, names, parts.hint])
+    return LinePlan(status, style, cost)
+
+
+def _first_fitting(forms: tuple[Text, Text], room: int) -> Text | None:
+    return next((form for form in forms if form.cell_len <= room), None)
+
+
 class StatusBar(Horizontal):
     """Status text with spinner and elapsed time on the left, style and session cost on the right."""
 
@@ -35,6 +103,7 @@ class StatusBar(Horizontal):
         self.running = False
         self.text = "Ready."
         self.hint = ""  # how to cancel, shown while a run is under way
+        self.retry = ""  # a retry under way ("ChatGPT retries in 4s"), shown while running
         self.answered: tuple[str, ...] = ()
         self.waiting: tuple[str, ...] = ()
         self._started = 0.0
@@ -42,20 +111,26 @@ class StatusBar(Horizontal):
         self._timer: Timer | None = None
         self._cost = 0.0
         self._style = ("Aggregator", True)
+        self._shown: tuple[Text | None, Text | None] | None = None  # the right-hand parts on screen
 
     def compose(self) -> ComposeResult:
-        yield Static(self._status_line(), id="status-text")
-        yield Static(self._style_line(), id="status-style")
-        yield Static(self._cost_line(), id="status-cost")
+        plan = plan_line(self._parts(), 0, 0, 0)
+        yield Static(plan.status, id="status-text")
+        yield Static(plan.style or "", id="status-style")
+        yield Static(plan.cost or "", id="status-cost")
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(TICK_S, self._tick, pause=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._paint()
 
     def start(self, text: str, hint: str = "") -> None:
         """A run began: reset the clock and start the spinner; `hint` (how to cancel) is shown
         until it ends."""
         self.running = True
         self.hint = hint
+        self.retry = ""
         self._started = time.monotonic()
         self.answered, self.waiting = (), ()
         self.text = text
@@ -68,73 +143,96 @@ class StatusBar(Horizontal):
         self.answered, self.waiting = tuple(answered), tuple(waiting)
         self._paint()
 
+    def set_retry(self, text: str) -> None:
+        """Show a retry under way beside the elapsed time ("" clears it); the run's end clears it."""
+        self.retry = text
+        self._paint()
+
     def stop(self, text: str) -> None:
         """The run ended (reply, failure or cancel): freeze the line on `text`."""
         self.running = False
         if self._timer is not None:
             self._timer.pause()
-        self.text, self.answered, self.waiting = text, (), ()
+        self.text, self.answered, self.waiting, self.retry = text, (), (), ""
         self._paint()
 
     def set_cost(self, usd: float) -> None:
-        """Show the session cost; a layout only if the line's width changes (it is sized to
-        its text, and the cost changes with every call of a run)."""
-        before = self._cost_line().cell_len
         self._cost = usd
-        if self.is_mounted:
-            line = self._cost_line()
-            self.query_one("#status-cost", Static).update(line, layout=line.cell_len != before)
+        self._paint()
 
     def set_style(self, label: str, applies: bool) -> None:
         """Show the chosen style; dimmed with a hint when the next turn is a single model's.
-        Called at the start and end of every run; unchanged, it costs nothing (no layout)."""
+        Called at the start and end of every run; unchanged, it costs nothing."""
         if (label, applies) == self._style and self.is_mounted:
             return
         self._style = (label, applies)
-        if self.is_mounted:
-            self.query_one("#status-style", Static).update(self._style_line())
+        self._paint()
 
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER)
         self._paint()
 
     def _paint(self) -> None:
-        """Redraw the status text. Without a layout: the line is one row high and takes the
-        width left by the style and cost (`1fr`), so its text never changes its size, and a
-        layout pass on every tick (8 a second during a run) cost 5-15 ms of the loop each."""
-        if self.is_mounted:
-            text = self.query_one("#status-text", Static)
-            text.update(self._status_line(text.content_size.width), layout=False)
+        """Redraw the line. The status text is redrawn without a layout: it is one row high and
+        takes the width left by the style and cost (`1fr`), and a layout pass on every tick
+        (8 a second during a run) cost 5-15 ms of the loop each. The style and cost take a
+        layout only when what they show changes (the cost changes with every call of a run)."""
+        if not self.is_mounted:
+            return
+        style_widget = self.query_one("#status-style", Static)
+        cost_widget = self.query_one("#status-cost", Static)
+        plan = plan_line(
+            self._parts(),
+            self.content_size.width,
+            style_widget.styles.margin.width,
+            cost_widget.styles.margin.width,
+        )
+        if self._shown != (plan.style, plan.cost):
+            before = self._shown
+            self._shown = (plan.style, plan.cost)
+            with self.app.batch_update():
+                for widget, shown, old in (
+                    (style_widget, plan.style, before and before[0]),
+                    (cost_widget, plan.cost, before and before[1]),
+                ):
+                    widget.display = shown is not None
+                    if shown is not None:
+                        width_changed = old is None or old.cell_len != shown.cell_len
+                        widget.update(shown, layout=width_changed)
+        self.query_one("#status-text", Static).update(plan.status, layout=False)
 
-    def _status_line(self, width: int = 0) -> Text:
-        """The status, cut with "…" to `width` cells (0: as long as it is) before the hint, so
-        how to cancel stays in view however many models are named."""
-        line = Text(end="", no_wrap=True, overflow="ellipsis")
+    def _parts(self) -> LineParts:
+        progress = Text(end="", no_wrap=True, overflow="ellipsis")
         if self.running:
-            line.append(SPINNER[self._frame] + " ", style="bold")
-        line.append_text(plain(self.text))
+            progress.append(SPINNER[self._frame] + " ", style="bold")
+        progress.append_text(plain(self.text))
+        suffix = Text(end="", no_wrap=True)
         if self.running:
-            line.append(f"  {elapsed_text(time.monotonic() - self._started)}", style="dim")
+            suffix.append(f"  {elapsed_text(time.monotonic() - self._started)}", style="dim")
+            if self.retry:
+                suffix.append("  ")
+                suffix.append_text(plain(self.retry))
+        names = Text(end="", no_wrap=True, overflow="ellipsis")
         if self.answered:
-            line.append("  answered: ", style="dim")
-            line.append(", ".join(self.answered))
+            names.append("  answered: ", style="dim")
+            names.append(", ".join(self.answered))
         if self.waiting and self.running:
-            line.append("  waiting: ", style="dim")
-            line.append(", ".join(self.waiting))
-        if self.running and self.hint:
-            hint = Text(f" · {self.hint}", style="dim", end="")
-            if width and line.cell_len + hint.cell_len > width:
-                line.truncate(max(1, width - hint.cell_len), overflow="ellipsis")
-            line.append_text(hint)
-        return line
+            names.append("  waiting: ", style="dim")
+            names.append(", ".join(self.waiting))
+        hint = Text(f" · {self.hint}", style="dim", end="") if self.running and self.hint else Text(end="")
+        return LineParts(progress, suffix, hint, names, self._style_forms(), self._cost_forms())
 
-    def _style_line(self) -> Text:
+    def _style_forms(self) -> tuple[Text, Text]:
         label, applies = self._style
-        line = Text("Style ", style="dim", end="", no_wrap=True)
-        line.append(label, style="bold" if applies else "dim")
+        short = Text("Style ", style="dim", end="", no_wrap=True)
+        short.append(label, style="bold" if applies else "dim")
+        full = short.copy()
         if not applies:
-            line.append(" (multi-model turns only)", style="dim")
-        return line
+            full.append(" (multi-model turns only)", style="dim")
+        return full, short
 
-    def _cost_line(self) -> Text:
-        return Text(f"Session cost {money(self._cost)}", end="", no_wrap=True)
+    def _cost_forms(self) -> tuple[Text, Text]:
+        return (
+            Text(f"Session cost {money(self._cost)}", end="", no_wrap=True),
+            Text(money(self._cost), end="", no_wrap=True),
+        )

@@ -1,0 +1,239 @@
+"""The layout at 80x24 (and 120x40): rows for the chat, the growing question box, one row of
+buttons, the status line's priorities and the footer's keys, measured on the screen."""
+
+from __future__ import annotations
+
+import pytest
+from rich.text import Text
+from textual.widgets._footer import FooterKey
+
+from ensemble_tui.ui.widgets.action_bar import ModeButton
+from ensemble_tui.ui.widgets.key_footer import KeyFooter, fit
+from ensemble_tui.ui.widgets.status_bar import LineParts, plan_line
+from tests.ui.conftest import settle, type_text
+
+SMALL = (80, 24)
+LARGE = (120, 40)
+
+
+def line_count(app) -> int:
+    return app.chat.input.wrapped_document.height
+
+
+async def test_the_chat_keeps_at_least_14_rows_at_80x24(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert app.chat.input.text == ""
+        assert app.chat.log_view.region.height >= 14
+
+
+async def test_the_question_box_grows_with_its_text_up_to_a_third_of_the_screen(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        box = app.chat.input
+        assert box.region.height == 3  # one line between its borders
+        await type_text(pilot, "first line\nsecond line\nthird line")
+        await pilot.pause()
+        assert box.region.height == 5
+        assert app.chat.log_view.region.height == 13  # the chat gave the box its two rows
+        await type_text(pilot, "\nmore" * 20)
+        await pilot.pause()
+        assert box.region.height in (7, 8)  # the limit: about a third of the screen
+        assert line_count(app) > box.region.height  # the rest scrolls inside the box
+        assert app.chat.log_view.region.height >= 8
+        box.take_text()
+        await pilot.pause()
+        assert box.region.height == 3  # back to one line once sent
+
+
+async def test_a_long_line_wraps_and_grows_the_box(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await type_text(pilot, " ".join(["word"] * 40))  # ~200 characters: three lines at 80 columns
+        await pilot.pause()
+        assert app.chat.input.region.height == 2 + line_count(app) == 5
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_the_placeholder_fits_on_the_first_line(workspace, chatty, make_app, size):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        box = app.chat.input
+        assert len(str(box.placeholder)) <= box.content_size.width
+        assert "Enter sends" in str(box.placeholder)
+
+
+async def test_the_mode_buttons_take_one_row_at_80x24_and_no_label_wraps(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        buttons = list(app.query(ModeButton))
+        style = app.chat.actions.style_button
+        assert {button.region.y for button in [*buttons, style]} == {buttons[0].region.y}
+        assert all(button.region.height == 1 for button in buttons)
+        for button in buttons:
+            assert button.content_size.width >= len(str(button.label)), button.label
+        assert max(button.region.right for button in [*buttons, style]) <= 80
+
+
+@pytest.mark.parametrize("size", [(80, 40), (100, 30), LARGE])
+async def test_chatgpt_and_gemini_never_wraps(workspace, chatty, make_app, size):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        both = app.query_one("#mode-chatgpt-gemini", ModeButton)
+        assert both.content_size.width >= len("ChatGPT & Gemini")
+        assert both.content_size.height == 1
+        assert app.chat.actions.style_button.region.right <= size[0]
+
+
+async def test_a_tall_screen_keeps_the_bordered_buttons(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=LARGE) as pilot:
+        await pilot.pause()
+        assert all(button.region.height == 3 for button in app.query(ModeButton))
+        assert app.chat.input.region.height == 4  # two lines to start with
+        assert app.chat.log_view.region.height >= 25
+
+
+# ----- the status line ---------------------------------------------------------------------
+
+
+def parts(*, progress="⠋ Collecting replies… (1/3)", names="  answered: ChatGPT  waiting: Claude, Gemini"):
+    return LineParts(
+        progress=Text(progress),
+        suffix=Text("  12s"),
+        hint=Text(" · Esc cancels"),
+        names=Text(names),
+        style=(Text("Style Aggregator (multi-model turns only)"), Text("Style Aggregator")),
+        cost=(Text("Session cost $0.1484"), Text("$0.1484")),
+    )
+
+
+def test_a_wide_line_shows_everything():
+    plan = plan_line(parts(), 200, 3, 3)
+    assert plan.status.plain.endswith("answered: ChatGPT  waiting: Claude, Gemini · Esc cancels")
+    assert plan.style is not None and "multi-model" in plan.style.plain
+    assert plan.cost is not None and plan.cost.plain == "Session cost $0.1484"
+
+
+def test_at_80_columns_the_style_goes_first_and_progress_stays():
+    plan = plan_line(parts(), 78, 3, 3)
+    assert plan.style is None
+    assert plan.cost is not None and "$0.1484" in plan.cost.plain
+    status = plan.status.plain
+    assert status.startswith("⠋ Collecting replies… (1/3)  12s") and status.endswith("· Esc cancels")
+    assert plan.status.cell_len + 3 + plan.cost.cell_len <= 78
+
+
+def test_on_a_very_narrow_line_the_cost_goes_before_the_progress():
+    plan = plan_line(parts(names=""), 48, 3, 3)
+    assert plan.style is None and plan.cost is None
+    assert plan.status.plain == "⠋ Collecting replies… (1/3)  12s · Esc cancels"
+
+
+def test_the_phase_is_cut_before_the_elapsed_time_or_how_to_cancel():
+    plan = plan_line(parts(progress="⠋ " + "Resynthesizing with every proposal " * 3), 60, 3, 3)
+    assert plan.status.cell_len == 60
+    assert plan.status.plain.endswith("…  12s · Esc cancels")
+
+
+async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        status = app.chat.status
+        status.start("Starting All…", hint="Esc cancels")
+        status.update_status("Collecting replies… (1/3)", ["ChatGPT"], ["Claude", "Gemini"])
+        status.set_retry("Claude retries in 4s")
+        status.set_cost(0.25)
+        await pilot.pause()
+        text = app.query_one("#status-text")
+        shown = str(text.content)
+        assert "(1/3)" in shown and "0s" in shown and "Claude retries in 4s" in shown and shown.endswith("Esc cancels")
+        assert not app.query_one("#status-style").display  # the style went first
+        assert text.content.cell_len <= text.content_size.width
+        status.stop("Reply complete (All, 5s).")
+        await pilot.pause()
+        assert app.query_one("#status-style").display  # room again once the run is over
+        assert "Style Aggregator" in str(app.query_one("#status-style").content)
+
+
+# ----- the footer ---------------------------------------------------------------------------
+
+
+def test_fit_keeps_the_best_ranked_keys_that_fit():
+    assert fit([10, 10, 10], [2, 0, 1], 25) == [False, True, True]
+    assert fit([10, 30, 5], [0, 1, 2], 20) == [True, False, True]  # a smaller key still fits
+
+
+def shown_keys(app) -> list[FooterKey]:
+    footer = app.query_one(KeyFooter)
+    return [key for key in footer.query(FooterKey) if key.display and "-command-palette" not in key.classes]
+
+
+@pytest.mark.parametrize("size", [SMALL, (100, 30), LARGE])
+async def test_the_footer_shows_whole_keys_that_fit(workspace, chatty, make_app, size):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        palette = app.query_one(KeyFooter).query_one(".-command-palette", FooterKey)
+        keys = shown_keys(app)
+        assert all(key.region.right <= palette.region.x for key in keys)
+        assert all(key.region.width == key.render().cell_len for key in keys)  # none cut
+        descriptions = [key.description for key in keys]
+        assert {"All", "PDF", "ChatGPT", "Claude", "Gemini"} <= set(descriptions)
+        if size == LARGE:
+            assert {"New chat", "Report", "History"} <= set(descriptions)
+
+
+async def test_the_footer_refits_when_the_terminal_grows(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert "History" not in [key.description for key in shown_keys(app)]
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert "History" in [key.description for key in shown_keys(app)]
+
+
+# ----- a long reply --------------------------------------------------------------------------
+
+LONG_REPLY = "\n".join(
+    ["Attention lets every token weigh every other token.", ""]
+    + [f"- point {n}: one short line of the explanation" for n in range(1, 39)]
+)
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_after_an_all_turn_with_a_long_reply_its_first_line_is_on_screen(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["aggregator"] = ["FINAL REPLY:\n" + LONG_REPLY]
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await type_text(pilot, "What is attention?")
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.pause()
+        assert workspace.session.history[-1].text.startswith("Attention lets every token")
+        shown = screen_text(app)
+        assert "Attention lets every token weigh every other token." in shown
+        assert app.chat.log_view.region.height >= 14
+        assert app.chat.log_view.scroll_y < app.chat.log_view.max_scroll_y  # the rest is below
+
+
+async def test_past_its_limit_the_box_keeps_the_new_last_line_in_view(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        for word in ("one", "two", "three", "four", "five", "six", "seven"):
+            await pilot.press(*word, "ctrl+j")
+        await pilot.pause()
+        box = app.chat.input
+        assert box.text.endswith("seven\n") and box.cursor_location == (7, 0)
+        assert box.scroll_offset.y == box.max_scroll_y > 0  # the new empty line is in view
+        assert "three" not in screen_text(app)
