@@ -148,7 +148,11 @@ def final_reply(name: str, user_text: str) -> str:
         "FINAL REPLY:\n"
         f"**Simulated final reply** from the {name} aggregator - demo mode, no real model was called.\n\n"
         f"After one resynthesis round, {count} revised proposal{'s' if count != 1 else ''} were "
-        "combined into this answer. Run without `--demo` and with API keys to ask the real models."
+        "combined into this answer. Run without `--demo` and with API keys to ask the real models.\n\n"
+        "Real answers often carry the paper's mathematics, shown as text (Ctrl+L shows the LaTeX): "
+        "attention weighs the values by $\\mathrm{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V$, "
+        "and a loss such as\n\n$$\\mathcal{L} = \\sum_{i=1}^{n} (y_i - \\hat{y}_i)^2$$\n\n"
+        "is read as written. A demo run costs $0 and a real one a few cents."
     )
 
 

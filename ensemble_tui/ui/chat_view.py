@@ -58,7 +58,7 @@ def message_renderable(message: ChatMessage) -> RenderableType:
         extras.append(sources)
     provenance = message.provenance
     if provenance is not None:
-        extras.append(Text(strip_control(provenance.line), style="dim", end=""))
+        extras.append(Text(strip_control(provenance.line), style="dim"))  # ends with a newline, as Sources
         if provenance.tally and provenance.style:
             extras.append(vote_table(Style.parse(provenance.style), provenance.tally))
     if not extras:

@@ -185,3 +185,18 @@ async def test_who_wrote_a_reply_and_its_tally_are_shown_again_after_a_restart(w
         after = rendered_text(again.chat.log_view.entries[-1].content)
     assert "· winner " in after and "Borda" in after
     assert after == before
+
+
+async def test_the_line_under_a_reply_is_drawn_whole(workspace, chatty, make_app):
+    import html
+    import re
+
+    chatty["Claude"].scripts["proposer"] = ["A short answer."]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Cite it")
+        await pilot.press("f2")
+        await settle(pilot)
+        svg = app.export_screenshot()
+        shown = html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+        assert f"Claude · {workspace.model_for('Claude')}" in shown
