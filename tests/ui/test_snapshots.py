@@ -12,13 +12,16 @@ import pytest
 from textual_fspicker.parts.directory_navigation import DirectoryEntry
 
 from ensemble_tui.core.modes import Style
+from ensemble_tui.core.provenance import Provenance, VoteRow
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.export_picker import ExportPicker
+from ensemble_tui.ui.screens.links import LinkPicker
 from ensemble_tui.ui.screens.pdf_file_open import PdfPicker
+from ensemble_tui.ui.screens.quit_confirm import QuitConfirm
 from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.ui.conftest import wait_until
 
@@ -139,6 +142,21 @@ def test_chat_with_a_long_reply(snap_compare, snapshot_app, size):
     assert snap_compare(snapshot_app, terminal_size=size, run_before=started)
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_chat_with_a_voted_reply_and_who_wrote_it(snap_compare, snapshot_app, size):
+    tally = [VoteRow("Claude", 1, 2.0, 2, 9.0, 9.5), VoteRow("ChatGPT", 2, 1.0, 1, 6.0, 7.0)]
+    provenance = Provenance(line="All · Critique & vote · winner claude-x (2 pts)", style="vote", tally=tally)
+    history = snapshot_app.workspace.session.history
+    history.append(ChatMessage(role="user", text="Which lemma carries the proof?"))
+    history.append(ChatMessage(role="assistant", text="Lemma 3: it bounds $\\epsilon_n$.", provenance=provenance))
+
+    async def started(pilot) -> None:
+        await pilot.pause()
+        await steady_cursor(pilot)
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=started)
+
+
 @pytest.fixture
 def fixed_listing(monkeypatch):
     """The PDF picker's sizes and times, fixed: a folder's size depends on the file system and
@@ -193,7 +211,16 @@ def test_history_layout(snap_compare, snapshot_app, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("dialog", [lambda: StylePicker(Style.VOTE), lambda: ExportPicker()], ids=["styles", "exports"])
+@pytest.mark.parametrize(
+    "dialog",
+    [
+        lambda: StylePicker(Style.VOTE),
+        lambda: ExportPicker(),
+        lambda: QuitConfirm(),
+        lambda: LinkPicker(["https://example.org/paper", "https://example.org/a/very/long/path/to/the/appendix/of/it"]),
+    ],
+    ids=["styles", "exports", "quit", "links"],
+)
 def test_list_dialog_layout(snap_compare, snapshot_app, dialog, size):
     async def open_dialog(pilot) -> None:
         await pilot.pause()
