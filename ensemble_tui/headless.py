@@ -60,6 +60,11 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
             print(render_reply(event), file=out)
             if event.message.provenance is not None:
                 print(f"reply by: {event.message.provenance.line}", file=err)
+            if event.message.checks:
+                from ensemble_tui.core.quotes import QuoteReport, stderr_lines
+
+                for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
+                    print(line, file=err)
             return 0
         if isinstance(event, RunFailed):
             print(f"ensemble-tui: {event.message}", file=err)

@@ -172,3 +172,21 @@ def test_each_style_runs_end_to_end(sim: Simulator, home: Path, style: str) -> N
     else:
         assert result.stdout.strip() == "Revised answer." and "Debate over" not in result.stdout
         assert provenance.line.startswith("All · Debate · gold ") and provenance.tally
+
+
+def test_ask_prints_the_reply_unchanged_and_one_line_per_checked_quote(
+    sim: Simulator, home: Path, sample_pdf: Path
+) -> None:
+    from tests.ui.test_quote_marks import REPLY
+
+    sim.anthropic.push(ScriptedReply(REPLY))
+    result = ask(sim, home, "--mode", "claude", "--pdf", str(sample_pdf), "What does it report?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == REPLY + "\n"
+    lines = [line for line in result.stderr.splitlines() if line.startswith("quote ")]
+    assert lines == [
+        'quote ✓ p. 1: "aggregation with one resynthesis round answered 87 correctly…"',
+        'quote ✓ p. 2: "Letting models read each other\'s work improves answers…"',
+        'quote ✗ not in the paper: "ensembles of language models always outperform every single…"',
+        'quote ✗ not in the paper: "aggregation with one resynthesis round answered 78 correctly…"',
+    ]

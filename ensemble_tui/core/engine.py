@@ -15,7 +15,9 @@ import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ensemble_tui.core import quote_checks
 from ensemble_tui.core.calls import CallPolicy, ModelCaller, Sleep
 from ensemble_tui.core.costs import BudgetExceeded
 from ensemble_tui.core.errors import EnsembleError
@@ -24,6 +26,7 @@ from ensemble_tui.core.events import (
     EngineEvent,
     InputRecorded,
     Notice,
+    ProposalReceived,
     ProposerFailed,
     ReplyCommitted,
     RunFailed,
@@ -87,6 +90,7 @@ class Engine:
     _task: asyncio.Task[None] | None = field(default=None, repr=False)
     _warned_models: set[str] = field(default_factory=set, repr=False)
     _prompt_warnings_shown: int = 0  # placeholder typos are reported once each
+    _pdfs_noticed: set[Path | None] = field(default_factory=set, repr=False)  # "no text layer" said once
 
     def __post_init__(self) -> None:
         self.retry = self.retry or RetryPolicy()
@@ -150,6 +154,7 @@ class Engine:
         try:
             context, left_out = self._context(mode, style, given.query, emit)
             caller = context.caller
+            warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
             runner = TurnRunner(context, emit, record, failures=left_out)
             reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
         except asyncio.CancelledError:
@@ -168,13 +173,44 @@ class Engine:
             await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
             emit(RunFailed(failure_message(exc), input_kept=True))
             return
+        checks = await self._check_quotes(reply.text, runner, warming, record, emit)
         message = ChatMessage(
-            role="assistant", text=reply.text, sources=list(reply.sources), provenance=self._provenance(runner)
+            role="assistant",
+            text=reply.text,
+            sources=list(reply.sources),
+            provenance=self._provenance(runner),
+            checks=checks.get(""),
         )
         data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
         record.artifacts.append(Artifact("final", "", reply.text, data=data))
         await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
         emit(ReplyCommitted(message, mode))
+
+    async def _check_quotes(
+        self,
+        text: str,
+        runner: TurnRunner,
+        warming: asyncio.Task[Any] | None,
+        record: TurnRecord,
+        emit: Callable[[EngineEvent], None],
+    ) -> dict[str, dict[str, Any]]:
+        """The reply's and each proposal's quotes against the PDF (keyed "" for the reply); the
+        proposals' panes are shown again with their marks, and the record keeps every check."""
+        pdf = runner.context.caller.pdf
+        texts = {"": text, **{name: output.text for name, output in runner.outputs.items()}}
+        checks = await quote_checks.check_texts(texts, pdf, self.workspace.paths.cache, warming)
+        for name, found in list(checks.items()):
+            if found.get("notice"):  # a scan, or a PDF that cannot be read: said once, not per reply
+                if pdf not in self._pdfs_noticed:
+                    self._pdfs_noticed.add(pdf)
+                    emit(Notice(found["notice"]))
+                del checks[name]
+                continue
+            record.artifacts.append(Artifact("quotes", name, "", data=found))
+            if name in runner.outputs:
+                runner.outputs[name] = runner.outputs[name].model_copy(update={"checks": found})
+                emit(ProposalReceived(name, runner.outputs[name]))
+        return checks
 
     async def _catch_up(self, emit: Callable[[EngineEvent], None]) -> None:
         """Take in turns another process added to this chat since it was read."""

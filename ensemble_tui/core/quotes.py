@@ -12,10 +12,10 @@ takes a few milliseconds once the index is built (bench row 7).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ensemble_tui.core.paper_index import PaperIndex, compact, label_id, paper_index
 from ensemble_tui.core.pdf_pages import PdfTextUnavailable
@@ -106,6 +106,17 @@ class QuoteReport:
                 for r in self.references
             ],
         }
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> QuoteReport:
+        """The report `as_record` wrote (kept with a reply, shown again after a restart)."""
+        quotes = tuple(
+            QuoteCheck(Quotation(q["text"], q["start"], q["end"]), q["page"]) for q in data.get("quotes", [])
+        )
+        references = tuple(
+            ReferenceCheck(r["kind"], r["text"], r["start"], r["end"], r["found"]) for r in data.get("references", [])
+        )
+        return cls(quotes, references, data.get("notice"))
 
     def summary(self) -> str:
         """One line, e.g. "Quotes: 3 checked, 2 found, 1 not in the paper"; "" when nothing to say."""

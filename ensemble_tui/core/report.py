@@ -180,6 +180,8 @@ def turn_report(record: TurnRecord, page: bool = False) -> list[ReportSection]:
         sections.append(ReportSection("Reviews", _texts(reviews, review_title, page)))
     for vote in by_kind.get("vote", []):
         sections.append(ReportSection("Vote", _vote_table(vote)))
+    if checks := by_kind.get("quotes"):
+        sections.append(ReportSection("Quote checks", _quote_checks(checks)))
     if final := by_kind.get("final"):
         line = final[-1].data.get("provenance")
         text = _quoted(final[-1].text, page) if page else final[-1].text
@@ -191,3 +193,17 @@ def report_markdown(record: TurnRecord, level: int = 2, page: bool = False) -> s
     heading = "#" * level
     sections = turn_report(record, page)
     return "\n\n".join(f"{heading} {section.title}\n\n{section.markdown}" for section in sections)
+
+
+def _quote_checks(artifacts: list[Artifact]) -> str:
+    """Per reply and proposal: the summary, then every check with its page."""
+    from ensemble_tui.core.quotes import QuoteReport, stderr_lines
+
+    parts = []
+    for artifact in artifacts:
+        report = QuoteReport.from_record(artifact.data)
+        lines = "\n".join(f"- {_cell(line)}" for line in stderr_lines(report)) or "- no quotations"
+        parts.append(
+            f"**{_cell(artifact.author or 'Final reply')}:** {report.summary() or 'nothing to check'}\n\n{lines}"
+        )
+    return "\n\n".join(parts)

@@ -26,6 +26,7 @@ class ChatMessage(BaseModel):
     text: str  # what later turns send to models: never a model's or maker's name beyond the reply's own
     sources: list[str] = Field(default_factory=list)
     provenance: Provenance | None = None  # who wrote a reply (shown, never sent)
+    checks: dict[str, Any] | None = None  # a reply's quotes against the PDF (core/quotes.py's record)
 
 
 class ModelOutput(BaseModel):
@@ -37,6 +38,7 @@ class ModelOutput(BaseModel):
     text: str
     model: str = ""
     note: str = ""  # e.g. that this provider got the PDF as extracted text
+    checks: dict[str, Any] | None = None  # its quotes against the PDF (core/quotes.py's record)
 
 
 class Resubmission(BaseModel):

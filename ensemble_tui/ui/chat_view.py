@@ -28,6 +28,7 @@ from ensemble_tui.core.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.modes import Style
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.session import ChatMessage, unchanged_prefix
+from ensemble_tui.ui.quote_marks import marked
 from ensemble_tui.ui.rendering import RenderedOnce, markdown, plain
 from ensemble_tui.ui.vote_view import vote_table
 
@@ -48,8 +49,9 @@ def message_renderable(message: ChatMessage) -> RenderableType:
     the frame that first shows a new reply. Plain text (a message too long for Markdown) is
     left as Text, which Textual renders cheaply itself.
     """
-    body = markdown(keep_line_breaks(message.text) if message.role == "user" else message.text)
-    extras: list[RenderableType] = []
+    shown, summary = marked(message.text, message.checks)
+    body = markdown(keep_line_breaks(shown) if message.role == "user" else shown)
+    extras: list[RenderableType] = [summary] if summary is not None else []
     if message.sources:
         sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
         for number, url in enumerate(message.sources, start=1):

@@ -260,3 +260,20 @@ def test_checking_against_a_pdf_gives_a_report_or_the_one_line_that_explains_why
     }
     locked_report = check_reply_against_pdf(reply, locked, tmp_path / "Cache")
     assert locked_report.quotes == () and locked_report.summary().startswith("locked.pdf is encrypted")
+
+
+async def test_a_scan_is_reported_once_in_one_line_and_the_turns_go_on(workspace, scripted, make_engine, tmp_path):
+    from ensemble_tui.core.events import Notice, ReplyCommitted
+    from ensemble_tui.core.modes import Mode
+    from tests.core.helpers import of_type, run_turn
+    from tests.core.pdf_factory import scan_pdf
+
+    scan = scan_pdf(tmp_path / "scan.pdf")
+    workspace.select_pdf(scan)
+    scripted["Claude"].scripts["proposer"] = [f'It says "{ACROSS_LINE}".', "Again."]
+    engine = make_engine()
+    first = await run_turn(engine, Mode.CLAUDE, "q1")
+    second = await run_turn(engine, Mode.CLAUDE, "q2")
+    notices = [n.message for n in of_type(first + second, Notice)]
+    assert notices == ["This PDF has no text layer; quotes cannot be checked."]
+    assert of_type(first, ReplyCommitted)[0].message.checks is None and of_type(second, ReplyCommitted)

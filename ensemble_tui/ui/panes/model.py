@@ -15,12 +15,14 @@ pane paints it once it is mounted.
 
 from __future__ import annotations
 
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ensemble_tui.core.session import ModelOutput
+from ensemble_tui.ui.quote_marks import marked
 from ensemble_tui.ui.rendering import deferred_markdown, plain
 
 Shown = tuple[ModelOutput | None, str, str | None]
@@ -97,8 +99,15 @@ class ModelPane(VerticalScroll):
             widget.display = has_output
         self._query.update(plain(output.query) if output else "")
         self._body.set_class(not has_output, "-empty")
-        self._body.update(deferred_markdown(output.text) if output else plain(self._empty_text()))
+        self._body.update(self._output_renderable(output) if output else plain(self._empty_text()))
         self.scroll_home(animate=False)
+
+    @staticmethod
+    def _output_renderable(output: ModelOutput) -> RenderableType:
+        """The output as Markdown, with its quote checks marked and summed up under it."""
+        shown, summary = marked(output.text, output.checks)
+        body = deferred_markdown(shown)
+        return body if summary is None else Group(body, Text(""), summary)
 
     def _empty_text(self) -> str:
         text = f"No output from {self.provider} yet in this chat. It appears here after a run that uses it."

@@ -1,0 +1,41 @@
+"""Quotes checked against the paper, as a user sees them: in the chat, each quote marked found
+on its page or not in the paper, with one summary line; in the model panes for each proposal;
+in the run report; and again after a restart."""
+
+from __future__ import annotations
+
+from tests.core.test_quotes import ACROSS_LINE, PAGE_TWO
+from tests.ui.conftest import SIZE, rendered_text, restarted_app, settle, type_text
+
+FABRICATED = "ensembles of language models always outperform every single model on every benchmark"
+REPLY = (
+    f'The paper says "{ACROSS_LINE}" and, later, "{PAGE_TWO}" It never says "{FABRICATED}", '
+    f'nor "{ACROSS_LINE.replace("87", "78")}".'
+)
+
+
+async def test_quotes_in_a_reply_and_a_proposal_are_marked_against_the_pdf(
+    workspace, chatty, make_app, sample_pdf, home
+):
+    workspace.select_pdf(sample_pdf)
+    chatty["ChatGPT"].scripts["proposer"] = [REPLY]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "What does the paper report?")
+        await pilot.press("f1")
+        await settle(pilot)
+        shown = rendered_text(app.chat.log_view.entries[-1].content, width=400)
+        assert "✓ p. 1" in shown and "✓ p. 2" in shown
+        assert shown.count("✗ not in the paper") == 2
+        assert "Quotes: 4 checked, 2 found, 2 not in the paper" in shown
+        assert app.chat.log_view.items[-1].text == REPLY  # the reply's own text stays as written
+        pane = rendered_text(app.model_pane("ChatGPT").query_one(".model-output").content, width=400)
+        assert "✓ p. 1" in pane and "Quotes: 4 checked, 2 found" in pane
+        (run,) = app.workspace.archive.turns(app.chat_id)
+        from ensemble_tui.core.report import turn_report
+
+        (section,) = [s for s in turn_report(run.record) if s.title == "Quote checks"]
+        assert 'quote ✓ p. 1: "aggregation with one resynthesis round answered 87' in section.markdown
+    again = restarted_app(home)
+    async with again.run_test(size=SIZE):
+        assert "✓ p. 1" in rendered_text(again.chat.log_view.entries[-1].content, width=400)
