@@ -146,6 +146,7 @@ class Engine:
         record = TurnRecord(session=session.id, mode=mode.value, style=style.value, query=given.query)
         caller: ModelCaller | None = None
         runner: TurnRunner | None = None
+        warming: asyncio.Task[Any] | None = None
         emit(
             InputRecorded(
                 mode, given.query, redo=given.message is None, message=given.message, withdrawn=given.withdrawn
@@ -157,7 +158,10 @@ class Engine:
             warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
             runner = TurnRunner(context, emit, record, failures=left_out)
             reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
+            checks = await self._check_quotes(reply.text, runner, warming, record, emit)
         except asyncio.CancelledError:
+            if warming is not None:
+                warming.cancel()
             await self._commit(given, mode, style, record, caller, runner, outcome="cancelled", emit=emit)
             emit(
                 TurnRolledBack(
@@ -170,10 +174,11 @@ class Engine:
         except Exception as exc:  # every failure becomes one line; the input stays in place
             if not isinstance(exc, (EnsembleError, ProviderError, BudgetExceeded)):
                 log.exception("turn failed unexpectedly")
+            if warming is not None:
+                warming.cancel()
             await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
             emit(RunFailed(failure_message(exc), input_kept=True))
             return
-        checks = await self._check_quotes(reply.text, runner, warming, record, emit)
         message = ChatMessage(
             role="assistant",
             text=reply.text,
