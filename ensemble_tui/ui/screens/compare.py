@@ -89,8 +89,9 @@ class CompareScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="compare.close"),
-        Binding("left", "step(-1)", "Previous round", id="compare.previous"),
-        Binding("right", "step(1)", "Next round", id="compare.next"),
+        # Priority: a column with a wide table scrolls sideways, and would otherwise take the arrows.
+        Binding("left", "step(-1)", "Previous round", priority=True, id="compare.previous"),
+        Binding("right", "step(1)", "Next round", priority=True, id="compare.next"),
         Binding("l", "toggle_layout", "Layout", id="compare.layout", tooltip="Side by side or stacked"),
     ]
 
@@ -136,8 +137,8 @@ class CompareScreen(Screen[None]):
         self.index = index
         current = self.round
         title = Text(f"Compare · {current.title} · round {index + 1} of {len(self.rounds)}", style="bold", end="")
-        if len(self.rounds) > 1:
-            title.append("  ←/→ rounds", style="dim")
+        hints = ("←/→ rounds · " if len(self.rounds) > 1 else "") + "Tab next column"
+        title.append(f"  {hints}", style="dim")
         self.query_one("#compare-title", Label).update(title)
         box = self.query_one("#compare-columns", VerticalScroll)
         await box.remove_children()
