@@ -23,12 +23,15 @@ class Proposal:
     text: str
     latency_s: float
     cost_usd: float
+    calls: int  # the calls (retries included) the figures add up
     whole_run: bool  # the figures cover all of this model's proposing calls, not this round's alone
     standing: str  # "rank 1 · 7 points", "🥇 gold · 7 points", "place 1 · average 1.50"; "" if none
 
     @property
     def figures(self) -> str:
         """ "4.20 s · $0.0012", with "(all rounds)" when they cannot be told apart by round."""
+        if not self.calls:
+            return "no calls recorded"
         line = f"{self.latency_s:.2f} s · ${self.cost_usd:.4f}"
         return line + " (all rounds)" if self.whole_run else line
 
@@ -62,6 +65,7 @@ def compare_rounds(record: TurnRecord) -> list[CompareRound]:
                     text=answer.text,
                     latency_s=sum(c.latency_s for c in calls),
                     cost_usd=sum(c.cost_usd for c in calls),
+                    calls=len(calls),
                     whole_run=not per_round and len(answered) > 1,
                     standing=standings.get(answer.author, "") if last else "",
                 )

@@ -88,7 +88,8 @@ async def test_left_and_right_move_between_the_rounds_of_a_resynthesis(workspace
         assert "Resynthesis 1 · round 2 of 2" in title  # the last round first
         assert {c.proposal.text for c in screen.columns()} == {f"second by {n}" for n in chatty}
         await pilot.press("left")
-        await wait_until(pilot, lambda: {c.proposal.text for c in screen.columns()} == {f"first by {n}" for n in chatty})
+        firsts = {f"first by {n}" for n in chatty}
+        await wait_until(pilot, lambda: {c.proposal.text for c in screen.columns()} == firsts)
         assert "First proposals · round 1 of 2" in str(screen.query_one("#compare-title").content)
         await pilot.press("left")  # already the first round: stays
         await pilot.pause()

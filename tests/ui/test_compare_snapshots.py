@@ -27,15 +27,19 @@ ANSWERS = {
 def resynthesis_record(session_id: str) -> TurnRecord:
     """An All run whose aggregator asked for one resynthesis round, every figure fixed."""
     usage = Usage(input_tokens=2200, output_tokens=120)
-    figures = {"ChatGPT": ("gpt-5", 4.2, 0.0040), "Claude": ("claude-x", 5.1, 0.0084), "Gemini": ("gemini-y", 3.6, 0.0012)}
+    figures = {
+        "ChatGPT": ("gpt-5", 4.2, 0.0040),
+        "Claude": ("claude-x", 5.1, 0.0084),
+        "Gemini": ("gemini-y", 3.6, 0.0012),
+    }
     calls = [
         CallRecord(provider, model, "proposer", 1, latency * round_, "ok", usage, cost * round_)
         for round_ in (1, 2)
         for provider, (model, latency, cost) in figures.items()
     ]
-    answers = [
-        Artifact("answer", provider, f"First draft by {provider}.", round=1) for provider in figures
-    ] + [Artifact("answer", provider, text, round=2) for provider, text in ANSWERS.items()]
+    answers = [Artifact("answer", provider, f"First draft by {provider}.", round=1) for provider in figures] + [
+        Artifact("answer", provider, text, round=2) for provider, text in ANSWERS.items()
+    ]
     return TurnRecord(
         session=session_id,
         mode="all",
