@@ -9,6 +9,7 @@ thread worker so the screen never waits for pypdf. Model text is shown through u
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from textual.widgets import Footer, Label, Static
 from ensemble_tui.core.compare import CompareRound, Proposal
 from ensemble_tui.core.quotes import check_reply_against_pdf
 from ensemble_tui.ui.rendering import markdown, plain
+
+log = logging.getLogger(__name__)
 
 SIDE_BY_SIDE_MIN_WIDTH = 81  # at 80 columns three columns of ~26 characters are unreadable
 SIDE_BY_SIDE_MAX_COLUMNS = 3
@@ -167,15 +170,22 @@ class CompareScreen(Screen[None]):
         finally:
             self._following = False
 
-    @work(thread=True, exclusive=True, group="compare-quotes")
+    @work(thread=True, exclusive=True, group="compare-quotes", exit_on_error=False)
     def check_quotes(self) -> None:
-        """Check every round's proposals against the PDF, off the event loop."""
+        """Check every round's proposals against the PDF, off the event loop, the round shown
+        (the last) first. A checker failure costs that column its line, never the app."""
         assert self.pdf is not None
-        for current in self.rounds:
+        done: set[str] = set()
+        for current in reversed(self.rounds):
             for proposal in current.proposals:
-                if proposal.text in self.quote_lines:
+                if proposal.text in done:
                     continue
-                summary = check_reply_against_pdf(proposal.text, self.pdf, self.cache_dir).summary()
+                done.add(proposal.text)
+                try:
+                    summary = check_reply_against_pdf(proposal.text, self.pdf, self.cache_dir).summary()
+                except Exception as exc:  # noqa: BLE001 - a bug in the checker must not end the app
+                    log.warning("quote check failed: %s", exc)
+                    summary = f"Quotes: cannot be checked ({exc})"
                 self.app.call_from_thread(self.quote_checked, proposal.text, summary or NOTHING_TO_CHECK)
 
     def quote_checked(self, text: str, summary: str) -> None:
