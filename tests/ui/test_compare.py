@@ -142,3 +142,15 @@ async def test_with_the_chats_pdf_each_column_says_how_its_quotes_fared(workspac
         assert "Quotes: 1 checked, 1 found" in by_author["ChatGPT"]
         assert "1 not in the paper" in by_author["Claude"]
         assert "Quotes: none to check" in by_author["Gemini"]
+
+
+async def test_the_palette_opens_the_compare_view(workspace, chatty, make_app):
+    from ensemble_tui.ui.commands import palette_commands
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "What is new?")
+        (command,) = [c for c in palette_commands(app, app.screen) if c.title == "Compare the proposals"]
+        assert "Ctrl+F" in command.help
+        command.callback()
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.columns()) == 3)
