@@ -80,16 +80,6 @@ class CompareColumn(VerticalScroll):
 class CompareScreen(Screen[None]):
     """Shows `rounds` (from core.compare.compare_rounds), starting with the last round."""
 
-    DEFAULT_CSS = """
-    CompareScreen #compare-title { height: 1; padding: 0 1; }
-    CompareScreen #compare-columns { height: 1fr; layout: vertical; overflow-y: auto; }
-    CompareScreen #compare-columns.side { layout: horizontal; overflow-y: hidden; }
-    CompareScreen .compare-column { height: auto; overflow-y: hidden; border: round $panel; padding: 0 1; }
-    CompareScreen .side .compare-column { width: 1fr; height: 1fr; overflow-y: auto; }
-    CompareScreen .compare-column:focus-within { border: round $accent; }
-    CompareScreen .compare-header { border-bottom: solid $panel; margin-bottom: 1; }
-    """
-
     BINDINGS = [
         Binding("escape", "close", "Close", id="compare.close"),
         # Priority: a column with a wide table scrolls sideways, and would otherwise take the arrows.
