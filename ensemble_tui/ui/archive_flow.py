@@ -36,10 +36,11 @@ else:
 log = logging.getLogger(__name__)
 
 NO_RUNS = "No runs in this chat yet: the report appears after the first run."
+NO_PROPOSALS = "The last run has no proposals to compare: send a question first."
 
 
 class ArchiveFlow(_Base):
-    """Ctrl+R (report), Ctrl+G (history) and the export commands."""
+    """Ctrl+R (report), Ctrl+F (compare), Ctrl+G (history) and the export commands."""
 
     if TYPE_CHECKING:  # provided by EnsembleApp and TurnFlow
         workspace: Workspace
@@ -79,6 +80,21 @@ class ArchiveFlow(_Base):
         from ensemble_tui.ui.screens.report import ReportScreen
 
         self.push_screen(ReportScreen(turns, self.workspace.extra_providers))
+
+    def action_show_compare(self) -> None:
+        """The last run's proposals side by side (Ctrl+F), checked against the chat's PDF."""
+        turns = self._runs_or_notice()
+        if turns is None:
+            return
+        from ensemble_tui.core.compare import compare_rounds
+        from ensemble_tui.ui.screens.compare import CompareScreen
+
+        rounds = compare_rounds(turns[-1].record)
+        if not rounds:
+            self.say(NO_PROPOSALS)
+            return
+        pdf = self.workspace.session.pdf_path
+        self.push_screen(CompareScreen(rounds, Path(pdf) if pdf else None, self.workspace.paths.cache))
 
     def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
         message.stop()

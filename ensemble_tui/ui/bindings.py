@@ -12,6 +12,8 @@ Keys were chosen for what terminals actually deliver, tmux included (checked wit
 - Ctrl+R (run report) and Ctrl+G (history: "go to another chat") are free in the question box:
   TextArea binds neither, and neither is a terminal or tmux control key (Ctrl+B is tmux's prefix,
   Ctrl+H is Backspace in many terminals, Ctrl+S/Ctrl+Q are flow control outside raw mode).
+  Ctrl+F (compare the proposals) is free there too: TextArea binds Ctrl+A/C/D/E/K/U/V/W/X/Y/Z,
+  and no terminal or tmux default takes it.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ MAIN_SCREEN_ACTIONS = {
     "show_pane",
     "cycle_pane",
     "show_report",
+    "show_compare",
     "show_history",
     "copy_reply_in_view",
 }
@@ -110,6 +113,14 @@ def main_bindings() -> list[Binding]:
         Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a fresh chat"),
         Binding("ctrl+o", "select_pdf", "PDF", id="pdf.select", tooltip="Choose the paper"),
         Binding("ctrl+r", "show_report", "Report", id="report.open", tooltip="The run report of this chat's runs"),
+        Binding(
+            "ctrl+f",
+            "show_compare",
+            "Compare",
+            show=False,  # the footer is full at 80 columns; the palette names the key
+            id="compare.open",
+            tooltip="The last run's proposals side by side",
+        ),
         Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
         Binding(
             "ctrl+l",

@@ -66,6 +66,11 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
     yield SystemCommand(
         "Show run report", "Every call, answer, review and vote of this chat's runs (Ctrl+R)", app.action_show_report
     )
+    yield SystemCommand(
+        "Compare the proposals",
+        "The last run's answers side by side, with cost, tally and quote check (Ctrl+F)",
+        app.action_show_compare,
+    )
     yield SystemCommand("Show history", "Reopen an earlier chat (Ctrl+G)", app.action_show_history)
     for fmt in FORMATS:
         yield SystemCommand(

@@ -1,0 +1,197 @@
+"""The Compare view: the last run's proposals in columns, one per model, round by round.
+
+Side by side when the terminal is wider than 80 columns and there are at most three proposals,
+stacked otherwise; `l` switches. Side by side, the columns scroll together (by relative
+position). Each column is headed by its model, the latency and cost of its calls, its place in
+the tally (council, vote, debate) and its quote check against the chat's PDF, computed in a
+thread worker so the screen never waits for pypdf. Model text is shown through ui/rendering.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Static
+
+from ensemble_tui.core.compare import CompareRound, Proposal
+from ensemble_tui.core.quotes import check_reply_against_pdf
+from ensemble_tui.ui.rendering import markdown, plain
+
+log = logging.getLogger(__name__)
+
+SIDE_BY_SIDE_MIN_WIDTH = 81  # at 80 columns three columns of ~26 characters are unreadable
+SIDE_BY_SIDE_MAX_COLUMNS = 3
+NO_PDF = "Quotes: no PDF"
+CHECKING = "Quotes: checking…"
+NOTHING_TO_CHECK = "Quotes: none to check"
+
+
+class CompareColumn(VerticalScroll):
+    """One model's proposal; tells the screen when it scrolls so the others can follow."""
+
+    def __init__(self, proposal: Proposal, quote_line: str) -> None:
+        super().__init__(classes="compare-column")
+        self.proposal = proposal
+        self.quote_line = quote_line
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.header(), classes="compare-header")
+        yield Static(markdown(self.proposal.text), classes="compare-body")
+
+    def header(self) -> Text:
+        proposal = self.proposal
+        text = Text(end="")
+        text.append_text(plain(proposal.author))
+        text.stylize("bold")
+        if proposal.model:
+            text.append(" · ")
+            text.append_text(plain(proposal.model))
+        text.append("\n" + proposal.figures, style="dim")
+        if proposal.standing:
+            text.append("\n")
+            text.append_text(plain(proposal.standing))
+        warn = "not in the paper" in self.quote_line or "no text layer" in self.quote_line
+        text.append("\n")
+        text.append_text(plain(self.quote_line))
+        if warn:
+            text.stylize("bold yellow", len(text) - len(self.quote_line))
+        return text
+
+    def show_quote_line(self, line: str) -> None:
+        self.quote_line = line
+        self.query_one(".compare-header", Static).update(self.header())
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        screen = self.screen
+        if isinstance(screen, CompareScreen):
+            screen.follow(self)
+
+
+class CompareScreen(Screen[None]):
+    """Shows `rounds` (from core.compare.compare_rounds), starting with the last round."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="compare.close"),
+        # Priority: a column with a wide table scrolls sideways, and would otherwise take the arrows.
+        Binding("left", "step(-1)", "Previous round", priority=True, id="compare.previous"),
+        Binding("right", "step(1)", "Next round", priority=True, id="compare.next"),
+        Binding("l", "toggle_layout", "Layout", id="compare.layout", tooltip="Side by side or stacked"),
+    ]
+
+    def __init__(self, rounds: Sequence[CompareRound], pdf: Path | None, cache_dir: Path) -> None:
+        super().__init__()
+        self.rounds = list(rounds)
+        self.pdf = pdf
+        self.cache_dir = cache_dir
+        self.index = len(self.rounds) - 1
+        self.side_by_side: bool | None = None  # None: chosen from the width and the count
+        self.quote_lines: dict[str, str] = {}  # proposal text -> its summary, once checked
+        self._following = False
+
+    @property
+    def round(self) -> CompareRound:
+        return self.rounds[self.index]
+
+    def compose(self) -> ComposeResult:
+        yield Label(id="compare-title")
+        yield VerticalScroll(id="compare-columns")
+        yield Footer(compact=True)
+
+    async def on_mount(self) -> None:
+        await self.show_round(self.index)
+        if self.pdf is not None:
+            self.check_quotes()
+
+    def side(self) -> bool:
+        if self.side_by_side is not None:
+            return self.side_by_side
+        return self.app.size.width >= SIDE_BY_SIDE_MIN_WIDTH and len(self.round.proposals) <= SIDE_BY_SIDE_MAX_COLUMNS
+
+    def columns(self) -> list[CompareColumn]:
+        return list(self.query(CompareColumn))
+
+    def quote_line(self, proposal: Proposal) -> str:
+        if self.pdf is None:
+            return NO_PDF
+        return self.quote_lines.get(proposal.text, CHECKING)
+
+    async def show_round(self, index: int) -> None:
+        """Replace the columns with round `index`'s (the old ones are awaited out first)."""
+        self.index = index
+        current = self.round
+        title = Text(f"Compare · {current.title} · round {index + 1} of {len(self.rounds)}", style="bold", end="")
+        hints = ("←/→ rounds · " if len(self.rounds) > 1 else "") + "Tab next column"
+        title.append(f"  {hints}", style="dim")
+        self.query_one("#compare-title", Label).update(title)
+        box = self.query_one("#compare-columns", VerticalScroll)
+        await box.remove_children()
+        await box.mount_all([CompareColumn(p, self.quote_line(p)) for p in current.proposals])
+        self.apply_layout()
+        columns = self.columns()
+        if columns:
+            columns[0].focus()
+
+    def apply_layout(self) -> None:
+        self.query_one("#compare-columns").set_class(self.side(), "side")
+
+    def on_resize(self, _event: Resize) -> None:
+        self.apply_layout()
+
+    def follow(self, leader: CompareColumn) -> None:
+        """Side by side, scroll the other columns to the leader's relative position."""
+        if self._following or not self.query_one("#compare-columns").has_class("side"):
+            return
+        share = leader.scroll_y / leader.max_scroll_y if leader.max_scroll_y else 0.0
+        self._following = True
+        try:
+            for column in self.columns():
+                if column is not leader:
+                    column.scroll_to(y=round(share * column.max_scroll_y), animate=False, immediate=True)
+        finally:
+            self._following = False
+
+    @work(thread=True, exclusive=True, group="compare-quotes", exit_on_error=False)
+    def check_quotes(self) -> None:
+        """Check every round's proposals against the PDF, off the event loop, the round shown
+        (the last) first. A checker failure costs that column its line, never the app."""
+        assert self.pdf is not None
+        done: set[str] = set()
+        for current in reversed(self.rounds):
+            for proposal in current.proposals:
+                if proposal.text in done:
+                    continue
+                done.add(proposal.text)
+                try:
+                    summary = check_reply_against_pdf(proposal.text, self.pdf, self.cache_dir).summary()
+                except Exception as exc:  # noqa: BLE001 - a bug in the checker must not end the app
+                    log.warning("quote check failed: %s", exc)
+                    summary = f"Quotes: cannot be checked ({exc})"
+                self.app.call_from_thread(self.quote_checked, proposal.text, summary or NOTHING_TO_CHECK)
+
+    def quote_checked(self, text: str, summary: str) -> None:
+        self.quote_lines[text] = summary
+        for column in self.columns():
+            if column.proposal.text == text:
+                column.show_quote_line(summary)
+
+    async def action_step(self, step: int) -> None:
+        target = self.index + step
+        if 0 <= target < len(self.rounds):
+            await self.show_round(target)
+
+    def action_toggle_layout(self) -> None:
+        self.side_by_side = not self.side()
+        self.apply_layout()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
