@@ -28,7 +28,7 @@ from ensemble_tui.core.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.modes import Style
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.session import ChatMessage, unchanged_prefix
-from ensemble_tui.ui.quote_marks import marked
+from ensemble_tui.ui.quote_marks import marked, with_marks
 from ensemble_tui.ui.rendering import RenderedOnce, markdown, plain
 from ensemble_tui.ui.vote_view import vote_table
 
@@ -50,7 +50,7 @@ def message_renderable(message: ChatMessage) -> RenderableType:
     left as Text, which Textual renders cheaply itself.
     """
     shown, summary = marked(message.text, message.checks)
-    body = markdown(keep_line_breaks(shown) if message.role == "user" else shown)
+    body = with_marks(markdown(keep_line_breaks(shown) if message.role == "user" else shown), message.checks)
     extras: list[RenderableType] = [summary] if summary is not None else []
     if message.sources:
         sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height

@@ -39,3 +39,27 @@ async def test_quotes_in_a_reply_and_a_proposal_are_marked_against_the_pdf(
     again = restarted_app(home)
     async with again.run_test(size=SIZE):
         assert "✓ p. 1" in rendered_text(again.chat.log_view.entries[-1].content, width=400)
+
+
+def test_marks_of_quotes_not_in_the_paper_are_in_the_warning_colour():
+    from rich.console import Console
+
+    from ensemble_tui.ui.quote_marks import marked, with_marks
+    from ensemble_tui.ui.rendering import markdown
+
+    checks = {
+        "notice": None,
+        "quotes": [
+            {"text": "one two three four five six", "start": 4, "end": 33, "page": 3},
+            {"text": "seven eight nine ten eleven twelve", "start": 38, "end": 74, "page": None},
+        ],
+        "references": [],
+    }
+    text = 'See "one two three four five six" and "seven eight nine ten eleven twelve".'
+    shown, _summary = marked(text, checks)
+    console = Console(width=30)  # narrow: the mark wraps, and both pieces take the colour
+    segments = [s for line in console.render_lines(with_marks(markdown(shown), checks)) for s in line]
+    colours = {s.text.strip(): s.style.color.name if s.style and s.style.color else None for s in segments}
+    missing = [piece for piece in colours if piece and piece in "✗ not in the paper"]
+    assert missing and all(colours[piece] == "yellow" for piece in missing)
+    assert colours.get("✓ p. 3") is None  # found marks keep the text's colour

@@ -22,7 +22,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ensemble_tui.core.session import ModelOutput
-from ensemble_tui.ui.quote_marks import marked
+from ensemble_tui.ui.quote_marks import marked, with_marks
 from ensemble_tui.ui.rendering import deferred_markdown, plain
 
 Shown = tuple[ModelOutput | None, str, str | None]
@@ -106,7 +106,7 @@ class ModelPane(VerticalScroll):
     def _output_renderable(output: ModelOutput) -> RenderableType:
         """The output as Markdown, with its quote checks marked and summed up under it."""
         shown, summary = marked(output.text, output.checks)
-        body = deferred_markdown(shown)
+        body = with_marks(deferred_markdown(shown), output.checks)
         return body if summary is None else Group(body, Text(""), summary)
 
     def _empty_text(self) -> str:
