@@ -41,7 +41,7 @@ class Box:
     def __init__(self, lines: list[str]) -> None:
         widths = [cells(line) for line in lines]
         widest = max(widths, default=0)
-        self.lines = [line + " " * (widest - width) for line, width in zip(lines, widths)] or [""]
+        self.lines = [line + " " * (widest - width) for line, width in zip(lines, widths, strict=True)] or [""]
 
     def __repr__(self) -> str:
         return f"Box({self.lines!r})"
