@@ -42,6 +42,7 @@ def open_chat(args: dict[str, Any]) -> dict[str, Any]:
     home = Path(args["home"])
     needle = marker(args["turns"])
     started = time.perf_counter()
+    cpu_started = time.process_time()
     if args["app"] == "naive":
         paths = seed_home(home)
         session, _ = SessionStore(paths, RunArchive(paths.archive)).load()
@@ -57,7 +58,8 @@ def open_chat(args: dict[str, Any]) -> dict[str, Any]:
 
         async def body() -> dict[str, Any]:
             at = await shown
-            return {"seconds": at - started, "frames": probe.count, **memory_mb()}
+            cpu = time.process_time() - cpu_started  # the process's CPU time: a busy machine moves it less
+            return {"seconds": at - started, "cpu": cpu, "frames": probe.count, **memory_mb()}
 
         return await run_headless(app, body, args["timeout"])
 

@@ -5,6 +5,7 @@ part needs brackets."""
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 
 import unicodeit.data
 
@@ -59,9 +60,23 @@ def _symbols() -> dict[str, str]:
 
 
 SYMBOLS = _symbols()
-# Letters in a font: unicodeit keys them as `\mathbb{R}`, `\mathbf{\alpha}`.
-FONTED = {name: char for name, char in unicodeit.data.REPLACEMENTS if "{" in name}
-MACRO_OF_CHAR = {char: name for name, char in SYMBOLS.items() if len(char) == 1 and name.isalpha()}
+_EVERY_SYMBOL = dict(SYMBOLS)  # before the commands laid out below are taken out of SYMBOLS
+
+
+@cache
+def _replacements() -> dict[str, str]:
+    """unicodeit's whole table; letters in a font are keyed as `\\mathbb{R}`, `\\mathbf{\\alpha}`."""
+    return dict(unicodeit.data.REPLACEMENTS)
+
+
+@cache
+def _macro_of_char() -> dict[str, str]:
+    """The macro naming each symbol (`α` -> `alpha`), for `\\mathbf{\\alpha}`. Built when first
+    needed, not on import: the converter is imported when the first reply with math is drawn,
+    and that import is part of opening a chat (bench row 2.c)."""
+    return {char: name for name, char in _EVERY_SYMBOL.items() if len(char) == 1 and name.isalpha()}
+
+
 FONTS = {"mathbb", "mathbf", "mathcal", "mathfrak", "mathscr", "mathsf", "mathtt", "mathit", "boldsymbol", "bm"}
 FONT_ALIAS = {"boldsymbol": "mathbf", "bm": "mathbf"}
 PLAIN_TEXT = {"text", "textrm", "textit", "textbf", "textsf", "texttt", "emph", "mbox", "textnormal", "hbox"}
@@ -167,11 +182,12 @@ def script(kind: str, content: str) -> str:
 
 
 def fonted(font: str, text: str) -> str:
+    table = _replacements()
     out = []
     for char in text:
-        macro = MACRO_OF_CHAR.get(char)
+        macro = None if char.isascii() else _macro_of_char().get(char)
         keys = [f"\\{font}{{{char}}}"] + ([f"\\{font}{{\\{macro}}}"] if macro else [])
-        out.append(next((FONTED[key] for key in keys if key in FONTED), char))
+        out.append(next((table[key] for key in keys if key in table), char))
     return "".join(out)
 
 
@@ -230,4 +246,7 @@ def one_group(text: str) -> bool:
 
 
 def width(text: str) -> int:
-    return sum(0 if unicodedata.combining(char) else 1 for char in text)
+    """Terminal columns of `text` (combining accents take none)."""
+    if text.isascii():
+        return len(text)
+    return len(text) - sum(1 for char in text if unicodedata.combining(char))

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -102,11 +101,15 @@ def _block_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").disable(["inline", "text_join"], ignoreInvalid=True)
 
 
-@dataclass(frozen=True)
 class _Substitution:
-    formula: FormulaRenderer
-    indent: str
-    escape: bool
+    """How each formula of one Markdown text is replaced (a plain class: see latex_layout.Box)."""
+
+    __slots__ = ("formula", "indent", "escape")
+
+    def __init__(self, formula: FormulaRenderer, indent: str, escape: bool) -> None:
+        self.formula = formula
+        self.indent = indent
+        self.escape = escape
 
     def prose(self, text: str) -> str:
         """One run of lines outside code blocks: math converted, code spans skipped."""
