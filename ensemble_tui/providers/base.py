@@ -98,6 +98,14 @@ class SdkProvider:
         await self.uploads.aclose()
         await self._close_client()
 
+    async def warm_up(self) -> None:
+        """Import the SDK and build the client now, on the provider loop, without any request:
+        the first call then finds them ready (providers/warm.py)."""
+        await on_io_loop(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        self._client()
+
     async def delete_file(self, file_id: str) -> bool:
         """Delete an upload at the provider: True if deleted, False if it was gone already.
         Raises ProviderError when the provider refuses. Only for adapters that keep files."""
