@@ -62,6 +62,7 @@ NOT_A_PAUSE = frozenset({"text", "thinking", "redacted_thinking"})
 
 class AnthropicProvider(SdkProvider):
     base_url_env = "ANTHROPIC_BASE_URL"
+    warm_paths = ("beta.messages", "beta.files")
     keeps_files = True
 
     def _make_client(self) -> Any:

@@ -74,6 +74,7 @@ def _ms(seconds: float) -> int:
 
 class GeminiProvider(SdkProvider):
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
+    warm_paths = ("aio.models", "aio.files")
     keeps_files = True
 
     poll_first_s: float = POLL_FIRST_S

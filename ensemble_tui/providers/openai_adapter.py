@@ -54,6 +54,7 @@ def expiry_seconds(retention_s: float) -> int:
 
 class OpenAIProvider(SdkProvider):
     base_url_env = "OPENAI_BASE_URL"
+    warm_paths = ("responses", "files")
     keeps_files = True
 
     def _make_client(self) -> Any:
