@@ -1,0 +1,53 @@
+"""`ask` warms every provider beside its turn: the SDK imports are queued on the provider loop
+ahead of the calls, so the proposers' requests go out together rather than each after its own
+import (issue 18, section 5). Real SDK adapters against the demo simulator, in process."""
+
+from __future__ import annotations
+
+import pytest
+
+from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.headless import ask
+from ensemble_tui.providers.base import SdkProvider
+from ensemble_tui.providers.warm import warm_up_all
+
+
+def test_ask_builds_every_client_before_its_first_model_call(home, monkeypatch, capsys):
+    workspace = Workspace.open(home)
+    at_each_call: list[tuple[str, set[str]]] = []
+    original = SdkProvider._complete
+
+    async def recording(self: SdkProvider, request):
+        ready = {label for label, p in workspace.providers.items() if p._client_instance is not None}
+        at_each_call.append((self.label, ready))
+        return await original(self, request)
+
+    monkeypatch.setattr(SdkProvider, "_complete", recording)
+    code = ask(workspace, question="What is new here?", mode="all", style="aggregate", new=True, pdf=None, demo=True)
+    assert code == 0, capsys.readouterr().err
+    labels = set(workspace.providers)
+    assert len(labels) >= 3 and len(at_each_call) > len(labels)  # the proposers, then the aggregator
+    for label, ready in at_each_call:
+        assert ready == labels, f"{label} was called before {sorted(labels - ready)} had its client"
+
+
+class Broken:
+    label = "Broken"
+
+    async def warm_up(self) -> None:
+        raise RuntimeError("no SDK")
+
+
+class Counted:
+    def __init__(self) -> None:
+        self.warmed = 0
+
+    async def warm_up(self) -> None:
+        self.warmed += 1
+
+
+@pytest.mark.asyncio
+async def test_a_provider_that_cannot_warm_up_leaves_the_others_warmed():
+    counted = Counted()
+    await warm_up_all({"Broken": Broken(), "Counted": counted, "Scripted": object()})
+    assert counted.warmed == 1
