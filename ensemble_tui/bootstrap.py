@@ -111,9 +111,9 @@ def build_app(
 
 
 async def warm_up_providers(workspace: Workspace) -> None:
-    """Import the SDKs and build the clients of every provider now (providers/warm.py): the app
+    """Import the SDKs and build the clients of every provider now (core/warm_up.py): the app
     does it after its first frame, `ask` beside its turn. Never raises."""
-    from ensemble_tui.providers.warm import warm_up_all
+    from ensemble_tui.core.warm_up import warm_up_all
 
     await warm_up_all(workspace.providers)
 

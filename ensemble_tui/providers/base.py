@@ -103,7 +103,7 @@ class SdkProvider:
 
     async def warm_up(self) -> None:
         """Import the SDK and build the client now, on the provider loop, without any request:
-        the first call then finds them ready (providers/warm.py)."""
+        the first call then finds them ready (core/warm_up.py)."""
         await on_io_loop(self._warm_up())
 
     async def _warm_up(self) -> None:

@@ -1,5 +1,5 @@
 """The SDKs imported and their clients built in the background once the app has drawn itself,
-so the first question does not pay for them (providers/warm.py does the work)."""
+so the first question does not pay for them (core/warm_up.py calls each adapter's `warm_up`)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ async def warm_up_providers(app: EnsembleApp) -> None:
     the new objects are frozen at once, as at the end of start-up (ui/collector.py). A turn
     started meanwhile owns the collector; its end settles it.
     """
-    from ensemble_tui.bootstrap import warm_up_providers as warm_up_all
+    from ensemble_tui.core.warm_up import warm_up_all
 
+    if not any(hasattr(provider, "warm_up") for provider in app.workspace.providers.values()):
+        return  # nothing to import (scripted providers in tests)
     app.collector.pause()
     try:
-        await warm_up_all(app.workspace)
+        await warm_up_all(app.workspace.providers)
     finally:
         if app.turn is None:
             app.collector.resume()

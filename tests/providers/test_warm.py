@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from ensemble_tui.core.warm_up import warm_up_all
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.headless import ask
 from ensemble_tui.providers.base import SdkProvider
-from ensemble_tui.providers.warm import warm_up_all
 
 
 def test_ask_builds_every_client_before_its_first_model_call(home, monkeypatch, capsys):

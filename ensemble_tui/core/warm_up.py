@@ -1,5 +1,8 @@
 """Importing the SDKs and building their clients ahead of the first question.
 
+Each SDK adapter offers `warm_up()` (providers/base.py: import + client, no request); this
+module only calls it, so the UI and `ask` can start it without importing the providers.
+
 A first call otherwise pays for its SDK's import (up to a second for anthropic or google-genai)
 before its request goes out. The app starts this once its first frame is drawn; `ask` starts it
 beside its turn, so it overlaps reading the chat, the PDF checks and the uploads. The work runs
@@ -17,7 +20,7 @@ log = logging.getLogger(__name__)
 
 
 async def warm_up_all(providers: Mapping[str, object]) -> None:
-    """Warm every provider that can be warmed (`warm_up()`), all queued at once; never raises:
+    """Warm every provider that offers `warm_up()`, all queued at once; never raises:
     a provider that cannot build its client says so at its first call, as it would without this."""
     labels = [label for label, provider in providers.items() if hasattr(provider, "warm_up")]
     results = await asyncio.gather(
