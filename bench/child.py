@@ -230,9 +230,11 @@ async def _first_turn(app: Any, times: Any, args: dict[str, Any]) -> dict[str, A
     async def body() -> dict[str, Any]:
         first = await probe.wait_for("")
         await asyncio.sleep(max(0.0, first + args["delay"] - time.perf_counter()))
-        shown = probe.wait_for("Question 1 answered")
+        number = args["number"]
+        shown = probe.wait_for(f"Question {number} answered")
         times.spans.clear()
-        pressed = await send_question(typist, "[one-pass] Question 1: what does the paper claim about aggregation?")
+        question = f"[one-pass] Question {number}: what does the paper claim about aggregation?"
+        pressed = await send_question(typist, question)
         at = await asyncio.wait_for(asyncio.shield(shown), args["turn_timeout"])
         from bench.turn_rows import waves  # after the clock: it imports httpx2, which Gemini's client uses
 

@@ -41,9 +41,9 @@ def first_turn(root: Path, env: dict[str, str], repeats: int) -> Row:
     cold: list[dict] = []
     try:
         prime(home, env)
-        for _ in range(repeats):
-            warm.append(run_child("first_turn", {**args, "warm": True}, 60))
-            cold.append(run_child("first_turn", {**args, "warm": False}, 60))
+        for attempt in range(repeats):  # each question is numbered: its answer's marker is new on screen
+            warm.append(run_child("first_turn", {**args, "warm": True, "number": 100 + 2 * attempt}, 60))
+            cold.append(run_child("first_turn", {**args, "warm": False, "number": 101 + 2 * attempt}, 60))
     except Exception as exc:
         return error_row(key, what, exc)
     over = statistics.median(run["over"] for run in warm)
