@@ -110,6 +110,10 @@ class SdkProvider:
         client = self._client()
         for path in self.warm_paths:  # the SDKs load these resources (and their types) on first access
             functools.reduce(getattr, path.split("."), client)
+        self._warm_reply()
+
+    def _warm_reply(self) -> Any:
+        """Parse a canned reply through the SDK's models (providers/warm_replies.py)."""
 
     async def delete_file(self, file_id: str) -> bool:
         """Delete an upload at the provider: True if deleted, False if it was gone already.
