@@ -51,3 +51,20 @@ async def test_a_provider_that_cannot_warm_up_leaves_the_others_warmed():
     counted = Counted()
     await warm_up_all({"Broken": Broken(), "Counted": counted, "Scripted": object()})
     assert counted.warmed == 1
+
+
+def test_the_canned_replies_parse_into_the_types_a_real_reply_has():
+    """The warm-up builds the schemas a first reply needs only if its reply parses as a real one."""
+    from ensemble_tui.providers import warm_replies
+
+    response = warm_replies.openai_response()
+    assert response.output_text == "t" and type(response.output[0]).__name__ == "ResponseFunctionWebSearch"
+    message = warm_replies.anthropic_message()
+    assert [type(block).__name__ for block in message.content] == [
+        "BetaServerToolUseBlock",
+        "BetaWebSearchToolResultBlock",
+        "BetaTextBlock",
+    ]
+    gemini = warm_replies.gemini_response()
+    assert gemini.text == "t" and gemini.candidates[0].grounding_metadata.web_search_queries == ["q"]
+    assert warm_replies.chat_completion().choices[0].message.content == "t"
