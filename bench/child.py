@@ -209,7 +209,120 @@ async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[st
     return await run_headless(app, body, args["timeout"])
 
 
-TASKS = {"open": open_chat, "append": append_reply, "responsive": responsiveness}
+def first_turn(args: dict[str, Any]) -> dict[str, Any]:
+    """Row 8.a: a fresh app in a chat whose uploads are kept from an earlier run (a restart):
+    the first All question, pasted `delay` seconds after the first frame; Enter to the final
+    reply on screen, and the model calls' critical path. `warm: false` leaves out the app's
+    warm-up (the baseline: the SDKs imported by the first calls)."""
+    if not args["warm"]:
+        from ensemble_tui.ui import warm_up
+
+        async def no_warm_up(app: Any) -> None:
+            return None
+
+        warm_up.warm_up_providers = no_warm_up  # type: ignore[assignment]
+    app, _workspace, times = open_ensemble_app(Path(args["home"]), args["env"])
+    return asyncio.run(_first_turn(app, times, args))
+
+
+async def _first_turn(app: Any, times: Any, args: dict[str, Any]) -> dict[str, Any]:
+    probe = FrameProbe(app)
+    typist = Typist(app, probe, seed=3)
+
+    async def body() -> dict[str, Any]:
+        first = await probe.wait_for("")
+        await asyncio.sleep(max(0.0, first + args["delay"] - time.perf_counter()))
+        number = args["number"]
+        shown = probe.wait_for(f"Question {number} answered")
+        times.spans.clear()
+        question = f"[one-pass] Question {number}: what does the paper claim about aggregation?"
+        pressed = await send_question(typist, question)
+        at = await asyncio.wait_for(asyncio.shield(shown), args["turn_timeout"])
+        from bench.turn_rows import waves  # after the clock: it imports httpx2, which Gemini's client uses
+
+        sizes = waves(times.spans, args["latency"])
+        critical = len(sizes) * args["latency"]
+        return {"total": at - pressed, "critical": critical, "sizes": sizes, "over": at - pressed - critical}
+
+    return await run_headless(app, body, args["timeout"])
+
+
+def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
+    """Row 8.b: `ensemble-tui ask --mode all` as the command runs it (`headless.ask`), in a
+    fresh process, against the benchmark's simulator, its adapters timed: from the first model
+    call to the last answer, and the waves of calls. `warm: false` runs it without the warm-up."""
+    import contextlib
+    import io
+
+    from bench.apps import timed_providers
+    from ensemble_tui import bootstrap, headless
+    from ensemble_tui.core.workspace import Workspace
+
+    if not args["warm"]:
+
+        async def no_warm_up(workspace: Any, turn: Any) -> Any:
+            return await turn
+
+        headless.beside_warm_up = no_warm_up  # type: ignore[assignment]
+    timed: dict[str, Any] = {}
+
+    def attach(workspace: Any, env: Any) -> None:
+        bootstrap.attach_providers(workspace, args["env"])
+        timed["times"] = timed_providers(workspace)
+
+    headless.attach_providers = attach  # type: ignore[assignment]
+    sent = requests_sent()
+    workspace = Workspace.open(Path(args["home"]))
+    question = f"[one-pass] Question {args['number']}: what does the paper claim about aggregation?"
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = headless.ask(
+            workspace, question=question, mode="all", style="aggregate", new=False, pdf=None, demo=False
+        )
+    wall = time.perf_counter() - started
+    if code != 0:
+        raise RuntimeError(f"ask failed ({code}): {err.getvalue()[-300:]}")
+    from bench.turn_rows import waves
+
+    spans = timed["times"].spans
+    sizes = waves(spans, args["latency"])
+    first, last = min(sent), max(span[2] for span in spans)
+    return {
+        "calls": last - first,
+        "critical": len(sizes) * args["latency"],
+        "sizes": sizes,
+        "wall": wall,
+        "first_request": first - started,
+        "engine_calls": last - min(span[1] for span in spans),
+    }
+
+
+def requests_sent() -> list[float]:
+    """When each model request left (perf_counter), seen where every SDK sends it: httpx2's
+    `AsyncClient.send` (uploads and file polls left out). httpx2 is imported here, before the
+    clock: a small part of what the warm-up would otherwise import, in both arms alike."""
+    import httpx2
+
+    sent: list[float] = []
+    original = httpx2.AsyncClient.send
+
+    async def send(self: Any, request: Any, **kwargs: Any) -> Any:
+        path = request.url.path
+        if request.method == "POST" and "/files" not in path and "upload" not in path:
+            sent.append(time.perf_counter())
+        return await original(self, request, **kwargs)
+
+    httpx2.AsyncClient.send = send  # type: ignore[method-assign]
+    return sent
+
+
+TASKS = {
+    "open": open_chat,
+    "append": append_reply,
+    "responsive": responsiveness,
+    "first_turn": first_turn,
+    "ask": ask_turn,
+}
 
 
 def main() -> None:

@@ -13,10 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import quote_rows, startup_rows, turn_rows, ui_rows, upload_rows
+from bench import quote_rows, startup_rows, turn_rows, ui_rows, upload_rows, warm_rows
 from bench.table import Row, render
 
-ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7")
+ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7", "8")
 
 
 def machine() -> str:
@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += upload_rows.run(root)
         if "7" in wanted:
             rows += quote_rows.run(root)
+        if "8" in wanted:
+            rows += warm_rows.run(root, args.repeats)
     print(render(rows))
     print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s", flush=True)
     return 0

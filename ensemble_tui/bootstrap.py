@@ -8,10 +8,10 @@ imports (Textual, the SDKs, the simulator) happen inside the functions, so `--ve
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from ensemble_tui.core.engine import Engine
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ensemble_tui.ui.app import EnsembleApp
     from ensemble_tui.ui.collector import CollectorPolicy
     from ensemble_tui.ui.notify import ReplyNotifier
+
+T = TypeVar("T")
 
 
 def demo_home() -> Path:
@@ -106,3 +108,25 @@ def build_app(
         after_start_up=after_start_up,
         **options,  # type: ignore[arg-type]
     )
+
+
+async def warm_up_providers(workspace: Workspace) -> None:
+    """Import the SDKs and build the clients of every provider now (core/warm_up.py): the app
+    does it after its first frame, `ask` beside its turn. Never raises."""
+    from ensemble_tui.core.warm_up import warm_up_all
+
+    await warm_up_all(workspace.providers)
+
+
+async def beside_warm_up(workspace: Workspace, turn: Awaitable[T]) -> T:
+    """Await `turn` (the `ask` command's) with the warm-up started just before it: the SDK
+    imports, queued on the provider loop first, overlap the turn's own start and the uploads,
+    and the proposers' requests go out together instead of one import after another."""
+    import asyncio
+
+    warming = asyncio.ensure_future(warm_up_providers(workspace))
+    try:
+        return await turn
+    finally:
+        warming.cancel()  # done by then, unless the turn failed early
+        await asyncio.gather(warming, return_exceptions=True)

@@ -6,7 +6,7 @@ import asyncio
 import sys
 from typing import TextIO
 
-from ensemble_tui.bootstrap import attach_providers, simulator_context
+from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
 from ensemble_tui.core.engine import Engine
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.events import (
@@ -95,7 +95,9 @@ def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool
             return 2
         engine = Engine(workspace)
         try:
-            turn = run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr)
+            turn = beside_warm_up(
+                workspace, run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr)
+            )
             return asyncio.run(alongside_clean_up(workspace, turn, sys.stderr))
         except KeyboardInterrupt:
             print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, Reply, Turn, Usage
+from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -62,6 +63,8 @@ NOT_A_PAUSE = frozenset({"text", "thinking", "redacted_thinking"})
 
 class AnthropicProvider(SdkProvider):
     base_url_env = "ANTHROPIC_BASE_URL"
+    warm_paths = ("beta.messages", "beta.files")
+    _warm_reply = staticmethod(warm_replies.anthropic_message)
     keeps_files = True
 
     def _make_client(self) -> Any:

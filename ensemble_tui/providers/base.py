@@ -11,6 +11,7 @@ Gemini deletes files after 48 hours, and the user should never have to care.
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -46,6 +47,8 @@ class SdkProvider:
     # How long uploads are kept unused before the clean-up deletes them (Settings); adapters whose
     # API takes an expiry at upload (OpenAI's `expires_after`) set it from this.
     retention_s: float = 7 * 86_400.0
+    # The client's attributes a call or an upload reaches, loaded by `warm_up` ahead of them.
+    warm_paths: ClassVar[tuple[str, ...]] = ()
     _client_instance: Any = None
 
     def __init__(self, label: str, credentials: Credentials, *, upload_timeout_s: float = UPLOAD_TIMEOUT_S) -> None:
@@ -97,6 +100,20 @@ class SdkProvider:
     async def _aclose(self) -> None:
         await self.uploads.aclose()
         await self._close_client()
+
+    async def warm_up(self) -> None:
+        """Import the SDK and build the client now, on the provider loop, without any request:
+        the first call then finds them ready (core/warm_up.py)."""
+        await on_io_loop(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        client = self._client()
+        for path in self.warm_paths:  # the SDKs load these resources (and their types) on first access
+            functools.reduce(getattr, path.split("."), client)
+        self._warm_reply()
+
+    def _warm_reply(self) -> Any:
+        """Parse a canned reply through the SDK's models (providers/warm_replies.py)."""
 
     async def delete_file(self, file_id: str) -> bool:
         """Delete an upload at the provider: True if deleted, False if it was gone already.

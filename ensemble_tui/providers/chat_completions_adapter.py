@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import urlsplit
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
+from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, SdkProvider, dedupe, first_user_index, turn_text
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import (
@@ -58,6 +59,8 @@ class ChatOptions:
 
 class ChatCompletionsProvider(SdkProvider):
     base_url_env = None  # no SDK variable applies: the base URL comes from the configuration file
+    warm_paths = ("chat.completions",)
+    _warm_reply = staticmethod(warm_replies.chat_completion)
 
     def __init__(self, label: str, credentials: Credentials, options: ChatOptions | None = None) -> None:
         super().__init__(label, credentials)

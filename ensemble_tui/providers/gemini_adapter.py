@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
+from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -74,6 +75,8 @@ def _ms(seconds: float) -> int:
 
 class GeminiProvider(SdkProvider):
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
+    warm_paths = ("aio.models", "aio.files")
+    _warm_reply = staticmethod(warm_replies.gemini_response)
     keeps_files = True
 
     poll_first_s: float = POLL_FIRST_S

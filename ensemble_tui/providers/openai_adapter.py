@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
+from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -54,6 +55,8 @@ def expiry_seconds(retention_s: float) -> int:
 
 class OpenAIProvider(SdkProvider):
     base_url_env = "OPENAI_BASE_URL"
+    warm_paths = ("responses", "files")
+    _warm_reply = staticmethod(warm_replies.openai_response)
     keeps_files = True
 
     def _make_client(self) -> Any:

@@ -27,7 +27,7 @@ from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.pdf import pdf_info
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.ui import layout
+from ensemble_tui.ui import layout, warm_up
 from ensemble_tui.ui.archive_flow import ArchiveFlow
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
 from ensemble_tui.ui.chat_view import NoticeKind
@@ -281,11 +281,11 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
                 log.exception("after start-up")
                 self.add_notice(f"Start-up did not finish: {exc}. Restart ensemble-tui if turns fail.", "error")
         self.run_worker(self._clean_up_uploads(), group="uploads", exit_on_error=False)
+        self.run_worker(warm_up.warm_up_providers(self), group="warm-up", exit_on_error=False)
         self.collector.freeze_now()  # freeze what lives as long as the app (ui/collector.py)
 
     async def _clean_up_uploads(self) -> None:
-        """Delete the PDFs no chat has used for a while from the providers, in the background;
-        a provider that refuses is one line (core/upload_cleanup.py)."""
+        """Delete PDFs no chat used for a while, in the background (core/upload_cleanup.py)."""
         from ensemble_tui.core.upload_cleanup import clean_up_uploads
 
         for line in await clean_up_uploads(self.workspace):

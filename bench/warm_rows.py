@@ -1,0 +1,98 @@
+"""Row 8 (issue 18, section 5): a warm first turn. The SDK imports and client construction
+happen before the first question needs them: in the app after its first frame, in `ask`
+beside its turn (core/warm_up.py).
+
+Both rows run in fresh processes (bench/child.py) against the simulator process, in a chat
+whose uploads are kept from an earlier run (as after a restart, or a second `ask`): so the
+imports are the whole of the first turn's extra cost. Each is compared with the same run
+without the warm-up; runs of the two are interleaved.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from bench.homes import make_home
+from bench.simproc import SimProcess
+from bench.table import Row, error_row, millis, ratio, verdict
+from bench.ui_rows import run_child
+
+LATENCY_S = 1.0
+DELAY_S = 3.0  # the question is sent this long after the first frame
+FIRST_TURN_GOAL_S = 0.150
+ASK_GOAL = 1.10
+
+
+def listed(runs: list[dict], key: str) -> str:
+    return ", ".join(f"{run[key]:.3f}" for run in runs)
+
+
+def prime(home: Path, env: dict[str, str]) -> None:
+    """One untimed `ask` in the chat: the PDF is uploaded and the uploads kept."""
+    run_child("ask", {"home": str(home), "env": env, "warm": True, "number": 0, "latency": LATENCY_S}, 60)
+
+
+def first_turn(root: Path, env: dict[str, str], repeats: int) -> Row:
+    key, what = "8.a", "first All turn, 3 s after start: Enter to reply"
+    home = make_home(root, "firstturn")
+    args = {"home": str(home), "env": env, "delay": DELAY_S, "latency": LATENCY_S, "turn_timeout": 30}
+    warm: list[dict] = []
+    cold: list[dict] = []
+    try:
+        prime(home, env)
+        for attempt in range(repeats):  # each question is numbered: its answer's marker is new on screen
+            warm.append(run_child("first_turn", {**args, "warm": True, "number": 100 + 2 * attempt}, 60))
+            cold.append(run_child("first_turn", {**args, "warm": False, "number": 101 + 2 * attempt}, 60))
+    except Exception as exc:
+        return error_row(key, what, exc)
+    over = statistics.median(run["over"] for run in warm)
+    cold_over = statistics.median(run["over"] for run in cold)
+    return Row(
+        key,
+        what + " less the critical path",
+        millis(over),
+        f"no warm-up {millis(cold_over)}",
+        ratio(over, cold_over),
+        f"<= {FIRST_TURN_GOAL_S * 1000:.0f} ms",
+        verdict(over <= FIRST_TURN_GOAL_S),
+        f"waves {warm[0]['sizes']} x {LATENCY_S} s = {warm[0]['critical']:.1f} s; Enter to the final reply on"
+        f" screen, warm {listed(warm, 'total')} s; without the warm-up"
+        f" {listed(cold, 'total')} s",
+    )
+
+
+def ask_calls(root: Path, env: dict[str, str], repeats: int) -> Row:
+    key, what = "8.b", "ask --mode all: first request to last answer"
+    home = make_home(root, "askwarm")
+    warm: list[dict] = []
+    cold: list[dict] = []
+    try:
+        prime(home, env)
+        for attempt in range(repeats):
+            args = {"home": str(home), "env": env, "latency": LATENCY_S}
+            warm.append(run_child("ask", {**args, "warm": True, "number": 2 * attempt + 1}, 60))
+            cold.append(run_child("ask", {**args, "warm": False, "number": 2 * attempt + 2}, 60))
+    except Exception as exc:
+        return error_row(key, what, exc)
+    calls = statistics.median(run["calls"] for run in warm)
+    cold_calls = statistics.median(run["calls"] for run in cold)
+    critical = warm[0]["critical"]
+    return Row(
+        key,
+        what,
+        f"{calls:.3f} s",
+        f"crit {critical:.2f} s; no warm-up {cold_calls:.3f} s",
+        ratio(calls, critical),
+        f"<= {ASK_GOAL}",
+        verdict(calls / critical <= ASK_GOAL),
+        f"waves {warm[0]['sizes']}; warm {listed(warm, 'calls')} s; without the"
+        f" warm-up {listed(cold, 'calls')} s; the whole `ask` (workspace opened"
+        f" to exit): warm {statistics.median(run['wall'] for run in warm):.3f} s, without"
+        f" {statistics.median(run['wall'] for run in cold):.3f} s (medians)",
+    )
+
+
+def run(root: Path, repeats: int) -> list[Row]:
+    with SimProcess(LATENCY_S) as sim:
+        return [first_turn(root, sim.env, repeats), ask_calls(root, sim.env, repeats)]
