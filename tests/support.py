@@ -4,6 +4,9 @@ a recording folder opener."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,3 +126,20 @@ class FolderOpener:
 
 def unresolved(label: str) -> ProviderError:
     return ProviderError(ErrorKind.UNRESOLVED, f"{label}: host not found (Name or service not known)")
+
+
+def run_command(
+    home: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`ensemble-tui ARGS --home HOME` in a subprocess, as a script would run it: no keys, the
+    user folder beside the home, `env` added (a simulator's addresses)."""
+    environment = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "ensemble_tui", *args, "--home", str(home)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        cwd=home.parent,
+    )

@@ -3,30 +3,19 @@ exports, math as MathML in HTML, and one line for a chat or run that is not ther
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from ensemble_tui.core.export import export_session
 from ensemble_tui.core.runlog import TurnRecord
 from ensemble_tui.core.session import ChatMessage
 from ensemble_tui.core.workspace import Workspace
+from tests.support import run_command as run_any
 
 REPLY = "Attention is $\\mathrm{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V$; it costs $5 and $10 to run."
 
 
-def command(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent)}
-    return subprocess.run(
-        [sys.executable, "-m", "ensemble_tui", *args, "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        cwd=home.parent,
-    )
+def run_command(home: Path, *args: str):
+    return run_any(home, *args, timeout=60)
 
 
 def a_chat(home: Path, question: str, reply: str) -> str:
@@ -45,20 +34,20 @@ def a_chat(home: Path, question: str, reply: str) -> str:
 def test_history_lists_the_chats_and_export_last_writes_html_with_mathml(home: Path) -> None:
     older = a_chat(home, "An older question", "An older answer.")
     newest = a_chat(home, "What is attention?", REPLY)
-    listed = command(home, "history")
+    listed = run_command(home, "history")
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
     assert lines[0].startswith(newest) and "What is attention?" in lines[0] and "1 reply" in lines[0]
     assert lines[1].startswith(older)
 
-    result = command(home, "export", "--last", "--format", "html")
+    result = run_command(home, "export", "--last", "--format", "html")
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip())
     assert path.parent == home / "Exports" and path.suffix == ".html"
     html = path.read_text(encoding="utf-8")
     assert "<math" in html and "<script" not in html and "costs $5 and $10" in html
 
-    markdown = command(home, "export", "--chat", older, "--format", "md", "-o", str(home.parent / "older.md"))
+    markdown = run_command(home, "export", "--chat", older, "--format", "md", "-o", str(home.parent / "older.md"))
     assert markdown.returncode == 0 and markdown.stdout == ""
     workspace = Workspace.open(home)
     session = workspace.store.archived(older)
@@ -66,13 +55,13 @@ def test_history_lists_the_chats_and_export_last_writes_html_with_mathml(home: P
     assert (home.parent / "older.md").read_text(encoding="utf-8") == export_session(session, records, "md")
     workspace.close()
 
-    run = command(home, "export", "--last", "--run", "1", "--format", "json")
+    run = run_command(home, "export", "--last", "--run", "1", "--format", "json")
     assert run.returncode == 0 and Path(run.stdout.strip()).name.endswith("-run-1.json")
 
 
 def test_a_chat_or_run_that_is_not_there_is_one_line(home: Path) -> None:
     chat_id = a_chat(home, "q", "a")
-    missing = command(home, "export", "--chat", "1999-01-01_00-00-00", "--format", "md")
+    missing = run_command(home, "export", "--chat", "1999-01-01_00-00-00", "--format", "md")
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1 and "ensemble-tui history" in missing.stderr
-    no_run = command(home, "export", "--chat", chat_id, "--run", "5", "--format", "md")
+    no_run = run_command(home, "export", "--chat", chat_id, "--run", "5", "--format", "md")
     assert no_run.returncode == 1 and "has 1 run(s)" in no_run.stderr

@@ -4,9 +4,7 @@ subprocesses, the real SDKs, the loopback simulator (and the demo's own)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -16,6 +14,7 @@ import pytest
 from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.upload_registry import UploadRegistry, utc_now
 from ensemble_tui.simulator import Fault, Simulator
+from tests.support import run_command
 
 NAMES = ("openai", "anthropic", "gemini")
 
@@ -27,16 +26,7 @@ def sim() -> Iterator[Simulator]:
 
 
 def run(home: Path, *args: str, sim: Simulator | None = None) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **(sim.env if sim else {})}
-    return subprocess.run(
-        [sys.executable, "-m", "ensemble_tui", *args, "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        cwd=home.parent,
-    )
+    return run_command(home, *args, env=sim.env if sim else None)
 
 
 def registry_of(home: Path) -> tuple[RunArchive, UploadRegistry]:

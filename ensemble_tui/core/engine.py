@@ -92,10 +92,6 @@ class Engine:
     _prompt_warnings_shown: int = 0  # placeholder typos are reported once each
     _pdfs_noticed: set[Path | None] = field(default_factory=set, repr=False)  # "no text layer" said once
 
-    def __post_init__(self) -> None:
-        self.retry = self.retry or RetryPolicy()
-        self.rng = self.rng or random.Random()
-
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
