@@ -42,6 +42,7 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
+from ensemble_tui.providers.rehearsal import http_client_options
 from ensemble_tui.providers.uploads import RemoteFile
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -64,15 +65,18 @@ NOT_A_PAUSE = frozenset({"text", "thinking", "redacted_thinking"})
 class AnthropicProvider(SdkProvider):
     base_url_env = "ANTHROPIC_BASE_URL"
     warm_paths = ("beta.messages", "beta.files")
-    _warm_reply = staticmethod(warm_replies.anthropic_message)
+    canned_reply = staticmethod(warm_replies.anthropic_message)
+    default_base_url = DEFAULT_BASE_URL
+    rehearsal_file_ref = "file_rehearsal"
     keeps_files = True
 
-    def _make_client(self) -> Any:
-        from anthropic import AsyncAnthropic
+    def _make_client(self, transport: Any = None) -> Any:
+        from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
         return AsyncAnthropic(
+            http_client=DefaultAsyncHttpxClient(**http_client_options(transport)),
             api_key=self.credentials.key,
-            base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+            base_url=self.base_url,
             max_retries=0,  # the engine owns retries
             timeout=DEFAULT_TIMEOUT_S,
         )

@@ -42,6 +42,7 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
+from ensemble_tui.providers.rehearsal import http_client_options
 from ensemble_tui.providers.uploads import RemoteFile, Uploaded
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
@@ -76,25 +77,28 @@ def _ms(seconds: float) -> int:
 class GeminiProvider(SdkProvider):
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
     warm_paths = ("aio.models", "aio.files")
-    _warm_reply = staticmethod(warm_replies.gemini_response)
+    canned_reply = staticmethod(warm_replies.gemini_response)
+    default_base_url = DEFAULT_BASE_URL
+    rehearsal_file_ref = "https://generativelanguage.googleapis.com/v1beta/files/rehearsal"
     keeps_files = True
 
     poll_first_s: float = POLL_FIRST_S
 
-    def _make_client(self) -> Any:
+    def _make_client(self, transport: Any = None) -> Any:
         import httpx2
         from google import genai
         from google.genai import types
 
+        client_args = http_client_options(transport)
+        client_args.setdefault("transport", httpx2.AsyncHTTPTransport())  # pins httpx2 even when aiohttp is importable
         return genai.Client(
             api_key=self.credentials.key,
             vertexai=False,
             http_options=types.HttpOptions(
-                base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+                base_url=self.base_url,
                 timeout=_ms(DEFAULT_TIMEOUT_S),
-                # An explicit transport pins httpx2 even when aiohttp is importable.
                 # No retry_options: the SDK then makes one attempt, and the engine retries.
-                async_client_args={"transport": httpx2.AsyncHTTPTransport()},
+                async_client_args=client_args,
             ),
         )
 

@@ -37,6 +37,7 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
+from ensemble_tui.providers.rehearsal import http_client_options
 from ensemble_tui.providers.uploads import RemoteFile, Uploaded
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -56,16 +57,19 @@ def expiry_seconds(retention_s: float) -> int:
 class OpenAIProvider(SdkProvider):
     base_url_env = "OPENAI_BASE_URL"
     warm_paths = ("responses", "files")
-    _warm_reply = staticmethod(warm_replies.openai_response)
+    canned_reply = staticmethod(warm_replies.openai_response)
+    default_base_url = DEFAULT_BASE_URL
+    rehearsal_file_ref = "file-rehearsal"
     keeps_files = True
 
-    def _make_client(self) -> Any:
-        from openai import AsyncOpenAI
+    def _make_client(self, transport: Any = None) -> Any:
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         return AsyncOpenAI(
+            http_client=DefaultAsyncHttpxClient(**http_client_options(transport)),
             api_key=self.credentials.key,
             # explicit, so a `base_url` from the configuration file or a test's env wins
-            base_url=self.credentials.base_url or DEFAULT_BASE_URL,
+            base_url=self.base_url,
             max_retries=0,  # the engine owns retries
             timeout=DEFAULT_TIMEOUT_S,
         )
