@@ -28,6 +28,7 @@ from ensemble_tui.core.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.modes import Style
 from ensemble_tui.core.sanitize import strip_control
 from ensemble_tui.core.session import ChatMessage, unchanged_prefix
+from ensemble_tui.ui.math_hold import HeldMath, OpeningPlan, may_hold_math, release_after_frame
 from ensemble_tui.ui.quote_marks import marked, with_marks
 from ensemble_tui.ui.rendering import RenderedOnce, markdown, plain
 from ensemble_tui.ui.vote_view import vote_table
@@ -41,16 +42,16 @@ NoticeKind = Literal["error", "warning", "info"]
 _NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info": "• "}
 
 
-def message_renderable(message: ChatMessage) -> RenderableType:
+def message_renderable(message: ChatMessage, math: bool | None = None) -> RenderableType:
     """A message as shown: Markdown, then its sources as plain lines (never as live links), then
     for a reply who wrote it, in one dim line, and the tally of its vote.
 
     Rendered once per width (RenderedOnce), not once to measure and again to draw: this is in
     the frame that first shows a new reply. Plain text (a message too long for Markdown) is
-    left as Text, which Textual renders cheaply itself.
+    left as Text, which Textual renders cheaply itself. `math`: as `rendering.markdown`.
     """
     shown, summary = marked(message.text, message.checks)
-    body = with_marks(markdown(keep_line_breaks(shown) if message.role == "user" else shown), message.checks)
+    body = with_marks(markdown(keep_line_breaks(shown) if message.role == "user" else shown, math), message.checks)
     extras: list[RenderableType] = [summary] if summary is not None else []
     if message.sources:
         sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
@@ -92,9 +93,20 @@ def opening_start(items: Sequence[Any]) -> int:
 class LogEntry(Static):
     """One item of a MessageLog; `item` is what it shows (compared when the log is synced)."""
 
+    held_math: HeldMath | None = None  # math converted after the log's first frame (ui/math_hold.py)
+    plan: OpeningPlan | None = None
+
     def __init__(self, item: Any, renderable: RenderableType, classes: str) -> None:
         super().__init__(renderable, classes=classes)
         self.item = item
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        if self.plan is not None and width and not self.plan.settled:
+            app = self.app
+            # The body's size (at least the log's view: min-height 100%), else the screen's.
+            view = container.height or viewport.height
+            self.plan.settle(app.console, app.console_options.update_width(width).update(highlight=False), view)
+        return super().get_content_height(container, viewport, width)
 
 
 class ChatEntry(LogEntry):
@@ -106,9 +118,18 @@ class ChatEntry(LogEntry):
             self.message = message
             self.index = index
 
-    def __init__(self, message: ChatMessage) -> None:
-        super().__init__(message, message_renderable(message), f"chat-entry -{message.role}")
+    def __init__(self, message: ChatMessage, hold_math: bool = False) -> None:
+        held = None
+        if hold_math and may_hold_math(message):
+            held = HeldMath(lambda math: message_renderable(message, math))
+        super().__init__(message, held or message_renderable(message), f"chat-entry -{message.role}")
         self.message = message
+        self.held_math = held
+
+    @classmethod
+    def opening(cls, message: ChatMessage) -> ChatEntry:
+        """An entry of a log being opened: its math may wait for the first frame (math_hold.py)."""
+        return cls(message, hold_math=True)
 
     def on_click(self, event: events.Click) -> None:
         if self.message.role != "assistant" or "```" not in self.message.text and "~~~" not in self.message.text:
@@ -241,7 +262,9 @@ class MessageLog(VerticalScroll):
         self._body.remove_children()
         self._messages = list(history)
         self._first_shown = opening_start(self._messages)
-        self._entries = [self._entry_factory(message) for message in self._messages[self._first_shown :]]
+        factory = getattr(self._entry_factory, "opening", self._entry_factory)
+        self._entries = [factory(message) for message in self._messages[self._first_shown :]]
+        self._plan_opening()
         widgets: list[Static | Button] = []
         if self._first_shown:
             widgets.append(self._earlier_button())
@@ -249,6 +272,16 @@ class MessageLog(VerticalScroll):
             widgets.append(Static(plain(self._empty_hint), classes="empty-hint"))
         self._body.mount_all([*widgets, *self._entries])
         self._scroll_to_newest()
+
+    def _plan_opening(self) -> None:
+        """Entries holding their math get a plan (math_hold.py): converted before the first frame
+        if it could show their formulas, else right after it."""
+        if not any(entry.held_math is not None for entry in self._entries):
+            return
+        plan = OpeningPlan(self._entries, lambda text: markdown(text, math=False))
+        for entry in self._entries:
+            entry.plan = plan
+        self.call_after_refresh(release_after_frame, self, plan)
 
     def sync(self, history: Sequence[Any]) -> None:
         """Bring the shown messages in line with `history`, which only ever changes at its end.

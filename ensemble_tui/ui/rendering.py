@@ -51,9 +51,10 @@ def plain(text: str) -> Text:
     return Text(strip_control(text), end="")
 
 
-def markdown(text: str) -> RenderableType:
-    """Markdown for a chat message; plain text when the message is too large to format cheaply."""
-    return _formatted(strip_control(text))
+def markdown(text: str, math: bool | None = None) -> RenderableType:
+    """Markdown for a chat message; plain text when the message is too large to format cheaply.
+    `math`: LaTeX as text or raw; by default as the app's switch says."""
+    return _formatted(strip_control(text), math)
 
 
 def deferred_markdown(text: str) -> DeferredMarkdown:
@@ -123,19 +124,20 @@ class DeferredMarkdown(RenderedOnce):
         return self._parsed
 
 
-def _formatted(clean: str) -> RenderableType:
+def _formatted(clean: str, math: bool | None = None) -> RenderableType:
     """Markdown, or plain text cut at the display limit when too long to format cheaply."""
-    return _cut_plain(clean) if len(clean) > MARKDOWN_LIMIT_CHARS else _parse_markdown(clean)
+    return _cut_plain(clean) if len(clean) > MARKDOWN_LIMIT_CHARS else _parse_markdown(clean, math)
 
 
-def _parse_markdown(clean: str) -> Markdown:
+def _parse_markdown(clean: str, math: bool | None = None) -> Markdown:
     """Rich Markdown with links as plain text, tables fitted to the width (ui/fitted_markdown.py),
     and math as text when that is on. Imported here, on first use: `rich.markdown` pulls in
     markdown_it and pygments (~40 ms), which an empty chat does not need to start; the math
     converter (~35 ms) waits for the first text with a `$`."""
     from ensemble_tui.ui.fitted_markdown import FittedMarkdown
 
-    if _math_rendering and ("$" in clean or "\\(" in clean or "\\[" in clean):  # mathtext.has_math, unimported
+    math_on = _math_rendering if math is None else math
+    if math_on and ("$" in clean or "\\(" in clean or "\\[" in clean):  # mathtext.has_math, unimported
         from ensemble_tui.core.mathtext import render_math
 
         clean = render_math(clean)
