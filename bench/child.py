@@ -20,6 +20,7 @@ from textual import events
 from bench.apps import NaiveChatApp, open_ensemble_app, run_headless
 from bench.content import marker, start_marker
 from bench.probes import FrameProbe, LagMonitor, memory_mb, percentile
+from ensemble_tui.bootstrap import collector_hold
 from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.home import seed_home
 from ensemble_tui.core.session_store import SessionStore
@@ -34,10 +35,20 @@ REPLY_TIMEOUT_S = 8.0  # a reply not on screen by then counts as missed  # a key
 def open_chat(args: dict[str, Any]) -> dict[str, Any]:
     """Row 2: from opening the session to the first frame that shows the newest reply's end.
 
-    The app is built outside the event loop, as `ensemble-tui` builds it before `app.run()`.
-    `math`: LaTeX shown as text (the default) or raw; the math converter is not imported before
-    the clock starts, as the app imports it only for the first reply with math.
+    The app is built outside the event loop, as `ensemble-tui` builds it before `app.run()`,
+    and with automatic garbage collection held off until its start-up is over, as the command
+    holds it (`collector_hold`): otherwise a full collection the app never makes could fall on
+    one side of a comparison (it did, 25-28 ms, on row 2.c's math side). `math`: LaTeX shown as
+    text (the default) or raw; the math converter is not imported before the clock starts, as the
+    app imports it only for the first reply with math.
     """
+    if args["app"] == "naive":
+        return _open_chat(args)
+    with collector_hold(None):
+        return _open_chat(args)
+
+
+def _open_chat(args: dict[str, Any]) -> dict[str, Any]:
     set_math_rendering(args.get("math", True))
     home = Path(args["home"])
     needle = marker(args["turns"])
