@@ -3,6 +3,10 @@ scrolls from the question box; typing in the chat goes to the box; toasts stay o
 
 from __future__ import annotations
 
+import re
+
+import pytest
+from textual._compositor import CompositorUpdate
 from textual.widgets._toast import Toast
 
 from tests.support import Hang
@@ -26,6 +30,38 @@ async def test_a_long_reply_arrives_shown_from_its_start_with_its_question_above
         assert log.scroll_y == question.virtual_region_with_margin.y  # the question at the top of the view
         assert reply.virtual_region.y < log.scroll_y + log.scrollable_content_region.height  # its start shown
         assert log.max_scroll_y > log.scroll_y  # not scrolled to its end
+
+
+def record_frames(app) -> list[str]:
+    """The text of every frame the app draws from now on (styles and cursor moves dropped)."""
+    frames: list[str] = []
+    draw = app._display  # private, but the one place every frame passes (as bench/probes.py says)
+
+    def display(screen, update) -> None:
+        draw(screen, update)
+        if isinstance(update, CompositorUpdate):
+            raw = update.render_segments(app.console)
+            frames.append(re.sub(r"\x1b\[[0-9;:?]*[A-Za-z]", " ", raw))
+
+    app._display = display
+    return frames
+
+
+@pytest.mark.parametrize("size", [SMALL, (120, 40)])
+async def test_the_first_frame_that_shows_a_long_reply_shows_its_start_never_its_end(workspace, chatty, make_app, size):
+    chatty["ChatGPT"].scripts["proposer"] = ["A short first answer.", LONG_REPLY]
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await type_text(pilot, "First question")
+        await pilot.press("f1")
+        await settle(pilot)
+        await type_text(pilot, "What does the proof need?")
+        frames = record_frames(app)
+        await pilot.press("f1")
+        await settle(pilot)
+        first = next(frame for frame in frames if "Paragraph" in frame)
+        assert "Paragraph 1 of" in first and "What does the proof need?" in first
+        assert "Paragraph 40" not in first
 
 
 async def test_the_chat_scrolls_from_the_question_box_and_typing_in_the_chat_goes_to_the_box(
