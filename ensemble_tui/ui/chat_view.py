@@ -31,6 +31,7 @@ from ensemble_tui.core.session import ChatMessage, unchanged_prefix
 from ensemble_tui.ui.math_hold import HeldMath, OpeningPlan, may_hold_math, release_after_frame
 from ensemble_tui.ui.quote_marks import marked, with_marks
 from ensemble_tui.ui.rendering import RenderedOnce, markdown, plain
+from ensemble_tui.ui.reveal import RevealsStart
 from ensemble_tui.ui.vote_view import vote_table
 
 BATCH = 20
@@ -191,7 +192,7 @@ class EarlierButton(Button):
     """Mounts the next batch of older messages above the ones shown."""
 
 
-class MessageLog(VerticalScroll):
+class MessageLog(RevealsStart, VerticalScroll):
     """A scrolling list mirroring a list of items (chat messages, resubmissions) that only
     changes at its end; entries are mounted lazily from the end.
 
@@ -356,81 +357,6 @@ class MessageLog(VerticalScroll):
         shown = [entry for entry in self._entries if entry.virtual_region.y <= middle]
         entry = shown[-1] if shown else (self._entries[0] if self._entries else None)
         return entry.item if entry is not None else None
-
-    def reveal_start(self, item: Any, refreshes_left: int = 5) -> None:
-        """Show `item` (a reply) from its start, with the entry just before it (its question)
-        at the top: the user reads down from there. A pair that fits the view stays shown whole
-        at the end, as the log's anchor keeps it.
-
-        A reply just mounted has no height until its first layout. It is measured here instead
-        (`_reveal_before_layout`), so the frame that first shows it shows its start; waiting for
-        the layout drew a frame of the reply's end first, and its scroll waited for another
-        frame, often two (Textual's update timer skips a tick after a long one). Where it cannot
-        be measured yet, this waits a few refreshes for the layout."""
-        entries = self._entries
-        index = next((i for i, entry in enumerate(entries) if entry.item is item), None)
-        if index is None or not entries[index].is_attached:
-            if refreshes_left:
-                self.call_after_refresh(self.reveal_start, item, refreshes_left - 1)
-            return
-        reply = entries[index]
-        before = entries[index - 1] if index else None
-        top = before if before is not None and getattr(before.item, "role", "") == "user" else reply
-        if not reply.outer_size.height:
-            if not self._reveal_before_layout(reply, top) and refreshes_left:
-                self.call_after_refresh(self.reveal_start, item, refreshes_left - 1)
-            return
-        if reply.virtual_region.bottom - top.virtual_region.y <= self.scrollable_content_region.height:
-            return
-        self.scroll_to(y=top.virtual_region_with_margin.y, animate=False, immediate=True)
-
-    def _reveal_before_layout(self, reply: LogEntry, top: LogEntry) -> bool:
-        """Scroll to `top` now if the reply, measured as its layout will measure it (the render
-        is kept for the layout, see RenderedOnce), makes the pair taller than the view; False
-        if it cannot be told yet or the pair may fit (the laid-out check decides then). The
-        question may be just mounted too (a model that answers at once): it is measured alike,
-        below the entry laid out before it.
-
-        The view is set as Textual's compositor sets an anchored one: the position is past the
-        end of what is laid out so far, so it is set without the clamp, which the layout applies
-        again once the reply is in."""
-        view = self.scrollable_content_region.height
-        if top is reply or not view or not self._body.size.width:
-            return False
-        top_y = self._laid_out_above(top)
-        top_height = self._height(top)
-        reply_height = self._height(reply)
-        if top_y is None or top_height is None or reply_height is None:
-            return False
-        if top_height + reply.styles.margin.top + reply_height <= view:
-            return False
-        self.release_anchor()
-        self.set_reactive(VerticalScroll.scroll_y, top_y)
-        self.set_reactive(VerticalScroll.scroll_target_y, top_y)
-        self.vertical_scrollbar.position = top_y
-        return True
-
-    def _laid_out_above(self, entry: LogEntry) -> int | None:
-        """Where `entry`'s margin box starts: its own place once laid out, else the end of the
-        widget laid out just before it (None if that one is new too)."""
-        if entry.outer_size.height:
-            return entry.virtual_region_with_margin.y
-        siblings = list(self._body.children)
-        place = siblings.index(entry)
-        if not place:
-            return 0
-        above = siblings[place - 1]
-        return above.virtual_region_with_margin.bottom if above.outer_size.height else None
-
-    def _height(self, entry: LogEntry) -> int | None:
-        """`entry`'s height without margins: as laid out, else as its layout will find it."""
-        if entry.outer_size.height:
-            return entry.outer_size.height
-        styles = entry.styles
-        width = self._body.size.width - styles.gutter.width - styles.margin.width
-        if width <= 0:
-            return None
-        return entry.get_content_height(self._body.size, self.screen.size, width) + styles.gutter.height
 
     def _scroll_to_newest(self) -> None:
         """Bring the newest entry into view, in the frame that first lays it out.
