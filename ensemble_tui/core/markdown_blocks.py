@@ -1,11 +1,17 @@
 """Small rewrites of Markdown that keep its meaning: a person's line breaks kept, and the headings
-of a text placed inside a document moved below the document's own."""
+of a text placed inside a document moved below the document's own; and a cheap first look for
+math, which the UI takes without importing the math converter."""
 
 from __future__ import annotations
 
 import re
 
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+def has_math(markdown: str) -> bool:
+    """Cheap first look: could `markdown` hold math at all?"""
+    return "$" in markdown or "\\(" in markdown or "\\[" in markdown
 
 
 def keep_line_breaks(text: str) -> str:

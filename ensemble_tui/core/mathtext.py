@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ensemble_tui.core.latex_unicode import Unconvertible, latex_to_unicode
+from ensemble_tui.core.markdown_blocks import has_math
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -45,11 +46,6 @@ _QUOTE = re.compile(r"[ \t]*(?:>[ \t]?)*")
 _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _BLANK_LINE = re.compile(r"(\n[ \t]*\n)")
 _FENCE_OR_INDENT = re.compile(r"^(?: {0,3}(?:```|~~~)| {4}|\t)", re.MULTILINE)
-
-
-def has_math(markdown: str) -> bool:
-    """Cheap first look: could `markdown` hold math at all?"""
-    return "$" in markdown or "\\(" in markdown or "\\[" in markdown
 
 
 @lru_cache(maxsize=1024)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console, ConsoleOptions, RenderableType
 
+from ensemble_tui.core.markdown_blocks import has_math
 from ensemble_tui.ui.rendering import MARKDOWN_LIMIT_CHARS, RenderedOnce, math_rendering
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ def may_hold_math(message: ChatMessage) -> bool:
         and message.role == "assistant"
         and not message.checks
         and len(text) <= MARKDOWN_LIMIT_CHARS
-        and ("$" in text or "\\(" in text or "\\[" in text)
+        and has_math(text)
     )
 
 

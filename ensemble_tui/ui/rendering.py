@@ -17,6 +17,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
+from ensemble_tui.core.markdown_blocks import has_math
 from ensemble_tui.core.sanitize import strip_control
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def _parse_markdown(clean: str, math: bool | None = None) -> Markdown:
     from ensemble_tui.ui.fitted_markdown import FittedMarkdown
 
     math_on = _math_rendering if math is None else math
-    if math_on and ("$" in clean or "\\(" in clean or "\\[" in clean):  # mathtext.has_math, unimported
+    if math_on and has_math(clean):
         from ensemble_tui.core.mathtext import render_math
 
         clean = render_math(clean)
