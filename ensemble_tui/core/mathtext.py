@@ -29,13 +29,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from ensemble_tui.core.latex_unicode import Unconvertible, latex_to_unicode
-from ensemble_tui.core.markdown_blocks import has_math
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+from ensemble_tui.core.markdown_blocks import block_parser, has_math
 
 # Rows of display math start with this: markdown-it strips leading whitespace (no-break spaces
 # too) from a paragraph's first line, but not a blank braille cell, which shows as a space.
@@ -83,18 +79,10 @@ def _code_lines(markdown: str) -> set[int]:
     if not _FENCE_OR_INDENT.search(markdown):
         return set()
     lines: set[int] = set()
-    for token in _block_parser().parse(markdown):
+    for token in block_parser().parse(markdown):
         if token.type in ("fence", "code_block") and token.map:
             lines.update(range(*token.map))
     return lines
-
-
-@lru_cache(maxsize=1)
-def _block_parser() -> MarkdownIt:
-    """CommonMark's block structure only: inline parsing was 2/3 of the cost and finds no code block."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").disable(["inline", "text_join"], ignoreInvalid=True)
 
 
 class _Substitution:

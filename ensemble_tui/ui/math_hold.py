@@ -24,11 +24,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console, ConsoleOptions, RenderableType
 
-from ensemble_tui.core.markdown_blocks import has_math
+from ensemble_tui.core.markdown_blocks import block_parser, has_math
 from ensemble_tui.ui.rendering import MARKDOWN_LIMIT_CHARS, RenderedOnce, math_rendering
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
     from textual.containers import VerticalScroll
 
     from ensemble_tui.core.session import ChatMessage
@@ -82,23 +81,11 @@ def math_head(text: str) -> str:
         return ""
     line = text.count("\n", 0, last)
     end = line + 1
-    for token in _top_level_parser().parse(text):
+    for token in block_parser().parse(text):
         if token.level == 0 and token.map and token.map[0] <= line < token.map[1]:
             end = token.map[1]
             break
     return "\n".join(text.split("\n")[:end])
-
-
-def _top_level_parser() -> MarkdownIt:
-    global _PARSER
-    if _PARSER is None:
-        from markdown_it import MarkdownIt
-
-        _PARSER = MarkdownIt("commonmark").disable(["inline", "text_join"], ignoreInvalid=True)
-    return _PARSER
-
-
-_PARSER: MarkdownIt | None = None
 
 
 class OpeningPlan:
