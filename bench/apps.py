@@ -15,8 +15,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Markdown, TextArea
 
 from ensemble_tui.bootstrap import attach_providers, build_app
+from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.core.provider import CallRequest, Provider, Reply
-from ensemble_tui.core.session import ChatMessage
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.launch import configure_logging

@@ -21,10 +21,10 @@ from bench.apps import NaiveChatApp, open_ensemble_app, run_headless
 from bench.content import marker, start_marker
 from bench.probes import FrameProbe, LagMonitor, memory_mb, percentile
 from ensemble_tui.bootstrap import collector_hold
-from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.home import seed_home
-from ensemble_tui.core.session_store import SessionStore
-from ensemble_tui.ui.rendering import set_math_rendering
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.home import seed_home
+from ensemble_tui.core.store.session_store import SessionStore
+from ensemble_tui.ui.chat_log.rendering import set_math_rendering
 
 KEY_INTERVAL_S = 0.1  # a fast typist: ten keys a second
 KEY_TAIL = 6  # a key has arrived when the focused widget's text ends with the last KEY_TAIL letters typed

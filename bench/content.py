@@ -12,11 +12,11 @@ import random
 import shutil
 from pathlib import Path
 
-from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.atomic import atomic_write_json
-from ensemble_tui.core.home import seed_home
-from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission, SessionData
-from ensemble_tui.core.session_store import SessionStore
+from ensemble_tui.core.chat.session import ChatMessage, ModelOutput, Resubmission, SessionData
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.atomic import atomic_write_json
+from ensemble_tui.core.store.home import seed_home
+from ensemble_tui.core.store.session_store import SessionStore
 
 REPLY_BYTES = 2048
 PDF_NAME = "paper.pdf"

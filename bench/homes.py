@@ -6,8 +6,8 @@ from pathlib import Path
 
 from bench.content import PDF_NAME, enable_compatible_providers, long_session, make_pdf, write_session
 from ensemble_tui.core.config import load_provider_configs
-from ensemble_tui.core.home import seed_home
 from ensemble_tui.core.settings import default_settings, save_settings
+from ensemble_tui.core.store.home import seed_home
 
 BUDGET_USD = 10_000.0  # simulated calls on long chats are priced cautiously; the budget guard is not measured here
 

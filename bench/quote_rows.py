@@ -19,9 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.table import Row, error_row, millis, ratio, seconds, verdict
-from ensemble_tui.core.paper_index import build_index
-from ensemble_tui.core.pdf_pages import read_page_texts
-from ensemble_tui.core.quotes import check_quotes
+from ensemble_tui.core.paper.paper_index import build_index
+from ensemble_tui.core.paper.pdf_pages import read_page_texts
+from ensemble_tui.core.paper.quotes import check_quotes
 
 PAGES = 300
 WORDS_PER_PAGE = 450

@@ -25,9 +25,9 @@ from bench.apps import CallTimes, timed_providers
 from bench.simproc import SimProcess
 from bench.table import Row, error_row, ratio, seconds, verdict
 from ensemble_tui.bootstrap import attach_providers
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ReplyCommitted, RunFailed
-from ensemble_tui.core.modes import Mode, RunMode, Style
+from ensemble_tui.core.chat.modes import Mode, RunMode, Style
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.workspace import Workspace
 
 LATENCY_S = 1.0

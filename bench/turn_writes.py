@@ -13,9 +13,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import CallRequest, Reply, Usage
+from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 
 

@@ -18,9 +18,9 @@ from bench.homes import make_home, shared_pdf
 from bench.simproc import BenchSimulator
 from bench.table import Row, error_row, ratio, verdict
 from ensemble_tui.bootstrap import attach_providers
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ReplyCommitted
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
 
 TURNS = 10

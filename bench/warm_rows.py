@@ -1,6 +1,6 @@
 """Row 8 (issue 18, section 5): a warm first turn. The SDK imports and client construction
 happen before the first question needs them: in the app after its first frame, in `ask`
-beside its turn (core/warm_up.py).
+beside its turn (core/turn/warm_up.py).
 
 Both rows run in fresh processes (bench/child.py) against the simulator process, in a chat
 whose uploads are kept from an earlier run (as after a restart, or a second `ask`): so the

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from ensemble_tui.core.engine import Engine
+    from ensemble_tui.core.turn.engine import Engine
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.simulator.standby import StandbyDemo
     from ensemble_tui.ui.app import EnsembleApp
-    from ensemble_tui.ui.collector import CollectorPolicy
     from ensemble_tui.ui.notify import ReplyNotifier
+    from ensemble_tui.ui.turns.collector import CollectorPolicy
 
 T = TypeVar("T")
 
@@ -34,7 +34,7 @@ def demo_home() -> Path:
 def open_workspace(home: str | Path | None, demo: bool = False) -> Workspace:
     """The home folder (`--home`, else as `resolve_home` finds it; the demo's own for `--demo`),
     seeded and read; raises EnsembleError if it is unusable."""
-    from ensemble_tui.core.home import resolve_home
+    from ensemble_tui.core.store.home import resolve_home
     from ensemble_tui.core.workspace import Workspace
 
     root = resolve_home(str(home) if home else None) if home or not demo else demo_home()
@@ -70,10 +70,10 @@ def demo_on_standby(demo: bool) -> AbstractContextManager[StandbyDemo | None]:
 
 def collector_hold(command: str | None) -> AbstractContextManager[None]:
     """The app starts without automatic garbage collection, the process being its own (see
-    ui/collector.py: 30-45 ms of the time to the first frame); `ask` leaves the collector alone."""
+    ui/turns/collector.py: 30-45 ms of the time to the first frame); `ask` leaves the collector alone."""
     if command is not None:
         return nullcontext()
-    from ensemble_tui.ui.collector import start_up_hold
+    from ensemble_tui.ui.turns.collector import start_up_hold
 
     return start_up_hold()
 
@@ -92,10 +92,10 @@ def build_app(
     """The one app factory, shared by the command line, the UI tests and the benchmarks.
 
     The command's app owns its process, so it also schedules the garbage collector (no full
-    collection in the middle of a turn; see ui/collector.py); tests pass a collector that is off.
+    collection in the middle of a turn; see ui/turns/collector.py); tests pass a collector that is off.
     """
     from ensemble_tui.ui.app import EnsembleApp
-    from ensemble_tui.ui.collector import CollectorPolicy
+    from ensemble_tui.ui.turns.collector import CollectorPolicy
 
     options = {"folder_opener": folder_opener} if folder_opener is not None else {}
     return EnsembleApp(
@@ -111,9 +111,9 @@ def build_app(
 
 
 async def warm_up_providers(workspace: Workspace) -> None:
-    """Import the SDKs and build the clients of every provider now (core/warm_up.py): the app
+    """Import the SDKs and build the clients of every provider now (core/turn/warm_up.py): the app
     does it after its first frame, `ask` beside its turn. Never raises."""
-    from ensemble_tui.core.warm_up import warm_up_all
+    from ensemble_tui.core.turn.warm_up import warm_up_all
 
     await warm_up_all(workspace.providers)
 

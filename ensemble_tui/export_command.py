@@ -58,8 +58,8 @@ def run_export(
     """0 with the file written; 1 with one line on stderr if the chat or run is not there."""
     from pathlib import Path
 
-    from ensemble_tui.core.atomic import atomic_write_text
-    from ensemble_tui.core.export import chat_stem, export_session, export_turn, run_stem, write_export
+    from ensemble_tui.core.records.export import chat_stem, export_session, export_turn, run_stem, write_export
+    from ensemble_tui.core.store.atomic import atomic_write_text
 
     try:
         chat_id = _chat_id(workspace, args)

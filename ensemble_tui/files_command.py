@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from ensemble_tui.core.upload_registry import StoredUpload
+    from ensemble_tui.core.store.upload_registry import StoredUpload
     from ensemble_tui.core.workspace import Workspace
 
 COLUMNS = ("PROVIDER", "FILE", "SIZE", "AGE", "CHATS", "STATE", "ID")
@@ -51,8 +51,8 @@ def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO = sys.stdo
 
 
 async def _run(workspace: Workspace, prune: bool, out: TextIO, err: TextIO) -> int:
+    from ensemble_tui.core.store.upload_registry import UploadRegistry
     from ensemble_tui.core.upload_cleanup import pdf_digests_in_use, prune_unused_uploads
-    from ensemble_tui.core.upload_registry import UploadRegistry
 
     registry = UploadRegistry(workspace.archive)
     for line in await reconcile(workspace, registry):

@@ -7,9 +7,10 @@ import sys
 from typing import TextIO
 
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
-from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.events import (
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import (
     EngineEvent,
     Notice,
     ProposerFailed,
@@ -21,7 +22,6 @@ from ensemble_tui.core.events import (
     StatusChanged,
     VoteCounted,
 )
-from ensemble_tui.core.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
 
@@ -61,7 +61,7 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
             if event.message.provenance is not None:
                 print(f"reply by: {event.message.provenance.line}", file=err)
             if event.message.checks:
-                from ensemble_tui.core.quotes import QuoteReport, stderr_lines
+                from ensemble_tui.core.paper.quotes import QuoteReport, stderr_lines
 
                 for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
                     print(line, file=err)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.retry import RetryPolicy
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
 from tests.support import ScriptedProvider, SleepRecorder
 

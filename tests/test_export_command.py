@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ensemble_tui.core.export import export_session
-from ensemble_tui.core.runlog import TurnRecord
-from ensemble_tui.core.session import ChatMessage
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.core.records.export import export_session
 from ensemble_tui.core.workspace import Workspace
 from tests.support import run_command as run_any
 

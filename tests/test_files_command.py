@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.upload_registry import UploadRegistry, utc_now
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.upload_registry import UploadRegistry, utc_now
 from ensemble_tui.simulator import Fault, Simulator
 from tests.support import run_command
 

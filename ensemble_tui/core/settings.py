@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ensemble_tui.core.atomic import aside_path, atomic_write_json
 from ensemble_tui.core.config import ProviderConfig
+from ensemble_tui.core.store.atomic import aside_path, atomic_write_json
 
 ReasoningSetting = Literal["off", "low", "medium", "high"]
 

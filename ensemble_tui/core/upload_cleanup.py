@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO, runtime_checkable
 
 from ensemble_tui.core.provider import ProviderError
-from ensemble_tui.core.upload_registry import StoredUpload, UploadRegistry, file_sha256, utc_now
+from ensemble_tui.core.store.upload_registry import StoredUpload, UploadRegistry, file_sha256, utc_now
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace

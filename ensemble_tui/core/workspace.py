@@ -12,18 +12,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.atomic import remove_stale_temporaries
+from ensemble_tui.core.chat.modes import Mode, RunMode
+from ensemble_tui.core.chat.session import SessionData
 from ensemble_tui.core.config import PROVIDERS, ProviderConfig, load_provider_configs
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.home import HomePaths, seed_home
-from ensemble_tui.core.modes import Mode, RunMode
-from ensemble_tui.core.pdf import PdfInfo, pdf_info
+from ensemble_tui.core.paper.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
-from ensemble_tui.core.session import SessionData
-from ensemble_tui.core.session_store import SessionStore
 from ensemble_tui.core.settings import Settings, load_settings, save_settings
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.atomic import remove_stale_temporaries
+from ensemble_tui.core.store.home import HomePaths, seed_home
+from ensemble_tui.core.store.session_store import SessionStore
 
 log = logging.getLogger(__name__)
 

@@ -116,7 +116,7 @@ class SdkProvider:
 
     async def warm_up(self) -> None:
         """Import the SDK and build the client now, on the provider loop, without a request.
-        All in one go, with no await: the warm-ups queued together (core/warm_up.py) run back to
+        All in one go, with no await: the warm-ups queued together (core/turn/warm_up.py) run back to
         back, ahead of any call queued meanwhile, so the first calls' requests leave together."""
         await on_io_loop(self._warm_up())
 

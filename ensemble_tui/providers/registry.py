@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ensemble_tui.core.config import PROVIDER_FILES, ProviderConfig
 from ensemble_tui.core.provider import Provider
-from ensemble_tui.core.upload_registry import UploadRegistry
+from ensemble_tui.core.store.upload_registry import UploadRegistry
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.base import SdkProvider
 from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ensemble_tui.core.provider import ErrorKind, ProviderError
-from ensemble_tui.core.upload_registry import EXPIRY_MARGIN, StoredUpload, UploadRegistry, file_sha256, utc_now
+from ensemble_tui.core.store.upload_registry import EXPIRY_MARGIN, StoredUpload, UploadRegistry, file_sha256, utc_now
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ensemble_tui.core.atomic import atomic_write_json
+from ensemble_tui.core.store.atomic import atomic_write_json
 from ensemble_tui.simulator.script import SimFile
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The Textual app: the panes around one Workspace, with the engine driven from a worker.
 
 This module holds the layout, start-up, pane switching and the actions that are not runs (PDF,
-settings, new chat, clipboard, links, palette). A turn on screen is ui/turn_controller.py's;
+settings, new chat, clipboard, links, palette). A turn on screen is ui/turns/turn_controller.py's;
 reports, history and exports are in ui/archive_flow.py; the keys in ui/bindings.py.
 The app is the only place that calls the core; panes only render and post messages (attributes
 down, messages up).
@@ -20,18 +20,17 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
+from ensemble_tui.core.chat.modes import Mode, RunMode, Style, parse_run_mode
 from ensemble_tui.core.config import PROVIDERS
-from ensemble_tui.core.drafts import DraftStore
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.modes import Mode, RunMode, Style, parse_run_mode
-from ensemble_tui.core.pdf import pdf_info
-from ensemble_tui.core.sanitize import strip_control
+from ensemble_tui.core.paper.pdf import pdf_info
+from ensemble_tui.core.store.drafts import DraftStore
+from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui import layout, warm_up
 from ensemble_tui.ui.archive_flow import ArchiveFlow
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
-from ensemble_tui.ui.chat_view import NoticeKind
-from ensemble_tui.ui.collector import CollectorPolicy
+from ensemble_tui.ui.chat_log.chat_view import NoticeKind
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
@@ -48,13 +47,14 @@ from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys,
 from ensemble_tui.ui.pdf_actions import PdfActions
 from ensemble_tui.ui.preferences import Preferences
 from ensemble_tui.ui.reply_actions import ReplyActions
-from ensemble_tui.ui.turn_controller import TurnController
-from ensemble_tui.ui.turn_keys import TurnKeys
-from ensemble_tui.ui.turns import ActiveTurn
+from ensemble_tui.ui.turns.collector import CollectorPolicy
+from ensemble_tui.ui.turns.turn_controller import TurnController
+from ensemble_tui.ui.turns.turn_keys import TurnKeys
+from ensemble_tui.ui.turns.turns import ActiveTurn
 from ensemble_tui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from ensemble_tui.core.engine import Engine
+    from ensemble_tui.core.turn.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         self._footer: KeyFooter | None = None  # made in compose()
         self._chat_pane: ChatPane | None = None
         self._keymap_warning: str | None = None  # read in compose()
-        # The garbage collector's schedule (ui/collector.py); left alone unless one is given.
+        # The garbage collector's schedule (ui/turns/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
         self._after_start_up = after_start_up
 
@@ -126,7 +126,7 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         """The engine, made on first use: the engine and the deliberation styles are imported
         then (~30 ms), not before the app's first frame."""
         if self._engine is None:
-            from ensemble_tui.core.engine import Engine
+            from ensemble_tui.core.turn.engine import Engine
 
             self._engine = Engine(self.workspace)
         return self._engine
@@ -282,7 +282,7 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
                 self.add_notice(f"Start-up did not finish: {exc}. Restart ensemble-tui if turns fail.", "error")
         self.run_worker(self._clean_up_uploads(), group="uploads", exit_on_error=False)
         self.run_worker(warm_up.warm_up_providers(self), group="warm-up", exit_on_error=False)
-        self.collector.freeze_now()  # freeze what lives as long as the app (ui/collector.py)
+        self.collector.freeze_now()  # freeze what lives as long as the app (ui/turns/collector.py)
 
     async def _clean_up_uploads(self) -> None:
         """Delete PDFs no chat used for a while, in the background (core/upload_cleanup.py)."""

@@ -15,19 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ensemble_tui.core.archive import StoredTurn
+from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.runlog import TurnRecord
-from ensemble_tui.ui.rendering import display_path
+from ensemble_tui.core.store.archive import StoredTurn
+from ensemble_tui.ui.chat_log.rendering import display_path
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from ensemble_tui.core.export import ExportFormat
+    from ensemble_tui.core.records.export import ExportFormat
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.screens.report import ReportScreen
-    from ensemble_tui.ui.turn_controller import TurnController
+    from ensemble_tui.ui.turns.turn_controller import TurnController
 
     _Base = App[int]
 else:
@@ -86,7 +86,7 @@ class ArchiveFlow(_Base):
         turns = self._runs_or_notice()
         if turns is None:
             return
-        from ensemble_tui.core.compare import compare_rounds
+        from ensemble_tui.core.records.compare import compare_rounds
         from ensemble_tui.ui.screens.compare import CompareScreen
 
         rounds = compare_rounds(turns[-1].record)
@@ -106,7 +106,7 @@ class ArchiveFlow(_Base):
     # ----- exports ---------------------------------------------------------------------------
 
     def export_run(self, record: TurnRecord, number: int, fmt: ExportFormat) -> Path | None:
-        from ensemble_tui.core.export import export_turn, run_stem
+        from ensemble_tui.core.records.export import export_turn, run_stem
 
         return self._write(run_stem(record.session, number), fmt, lambda: export_turn(record, fmt))
 
@@ -114,7 +114,7 @@ class ArchiveFlow(_Base):
         turns = self.session_turns()
         if turns is None:
             return None
-        from ensemble_tui.core.export import chat_stem, export_session
+        from ensemble_tui.core.records.export import chat_stem, export_session
 
         session = self.workspace.store.archived(self.chat_id)  # the chat as saved, every turn in it
         if session is None:
@@ -133,7 +133,7 @@ class ArchiveFlow(_Base):
         self.export_chat(fmt)
 
     def _write(self, stem: str, fmt: ExportFormat, render: Callable[[], str]) -> Path | None:
-        from ensemble_tui.core.export import write_export
+        from ensemble_tui.core.records.export import write_export
 
         try:
             path = write_export(self.workspace.paths.exports, stem, fmt, render())

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.core.chat.modes import Mode, Style
 
 MODE_KEYS: dict[Mode, str] = {
     Mode.CHATGPT: "f1",

@@ -18,7 +18,7 @@ from textual.app import SystemCommand
 from textual.markup import escape
 from textual.screen import Screen
 
-from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, STYLE_KEYS, key_name
 from ensemble_tui.ui.panes import panes
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> Iterator[SystemCommand]:
-    from ensemble_tui.core.export import FORMATS
+    from ensemble_tui.core.records.export import FORMATS
     from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES
     from ensemble_tui.ui.screens.report import ReportScreen
 
@@ -91,7 +91,7 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
     )
     reply = app.reply_in_view()
     if reply is not None:
-        from ensemble_tui.core.code_blocks import fenced_blocks
+        from ensemble_tui.core.text.code_blocks import fenced_blocks
 
         for index, block in enumerate(fenced_blocks(reply.text)):
             yield SystemCommand(
@@ -111,7 +111,7 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
 
 def report_commands(app: EnsembleApp, screen: ReportScreen) -> Iterator[SystemCommand]:
     """Exports of the run shown and of the whole chat, as the report screen's `e` offers."""
-    from ensemble_tui.core.export import FORMATS
+    from ensemble_tui.core.records.export import FORMATS
     from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES, ExportChoice
     from ensemble_tui.ui.screens.report import ReportScreen
 

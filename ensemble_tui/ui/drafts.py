@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from ensemble_tui.core.drafts import Draft, DraftStore
+from ensemble_tui.core.store.drafts import Draft, DraftStore
 
 log = logging.getLogger(__name__)
 

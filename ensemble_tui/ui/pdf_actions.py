@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.ui.chat_log.rendering import display_path
 from ensemble_tui.ui.panes.attachments import AttachmentsPane
-from ensemble_tui.ui.rendering import display_path
 from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
 
 if TYPE_CHECKING:

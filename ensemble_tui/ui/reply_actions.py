@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
-from ensemble_tui.core.session import ChatMessage
-from ensemble_tui.ui.chat_view import ChatEntry
-from ensemble_tui.ui.rendering import http_links, is_http_url
+from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry
+from ensemble_tui.ui.chat_log.rendering import http_links, is_http_url
 from ensemble_tui.ui.screens.links import LinkPicker
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class ReplyActions(_Base):
         self.say(f"Reply copied to the clipboard ({len(reply.text):,} characters of Markdown).")
 
     def copy_code_block(self, reply: ChatMessage, index: int) -> None:
-        from ensemble_tui.core.code_blocks import fenced_blocks
+        from ensemble_tui.core.text.code_blocks import fenced_blocks
 
         blocks = fenced_blocks(reply.text)
         if not 0 <= index < len(blocks):
@@ -100,7 +100,7 @@ class ReplyActions(_Base):
     def action_toggle_math(self) -> None:
         """Ctrl+L: mathematics as Unicode text, or the LaTeX the models wrote; copies are always
         the Markdown source."""
-        from ensemble_tui.ui.rendering import math_rendering, set_math_rendering
+        from ensemble_tui.ui.chat_log.rendering import math_rendering, set_math_rendering
 
         set_math_rendering(not math_rendering())
         log = self.chat.log_view

@@ -1,6 +1,6 @@
 """What the first question needs, made ready in the background once the app has drawn itself:
 the engine and its styles imported, and each provider's SDK imported, its client built and one
-call rehearsed in memory (core/warm_up.py, `SdkProvider.warm_up`). Without it the first turn
+call rehearsed in memory (core/turn/warm_up.py, `SdkProvider.warm_up`). Without it the first turn
 paid ~45 ms for the engine's import on the app's loop, and each proposer 10-60 ms before its
 request left (bench row 8)."""
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ensemble_tui.ui.app import EnsembleApp
 
 # Imported on the first turn (the app imports them lazily so they stay out of start-up).
-TURN_MODULES = ("ensemble_tui.core.engine",)
+TURN_MODULES = ("ensemble_tui.core.turn.engine",)
 
 
 async def warm_up_providers(app: EnsembleApp) -> None:
@@ -24,10 +24,10 @@ async def warm_up_providers(app: EnsembleApp) -> None:
     slices short enough for typing to stay smooth.
 
     The imports make ~200K long-lived objects: full collections wait until they are done, then
-    the new objects are frozen at once, as at the end of start-up (ui/collector.py). A turn
+    the new objects are frozen at once, as at the end of start-up (ui/turns/collector.py). A turn
     started meanwhile owns the collector; its end settles it.
     """
-    from ensemble_tui.core.warm_up import warm_up_all
+    from ensemble_tui.core.turn.warm_up import warm_up_all
 
     modules = [module for module in TURN_MODULES if module not in sys.modules]
     sdks = any(hasattr(provider, "warm_up") for provider in app.workspace.providers.values())

@@ -67,14 +67,14 @@ def test_the_import_contracts_hold():
     linter = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run([str(linter)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "4 kept, 0 broken" in result.stdout
+    assert "9 kept, 0 broken" in result.stdout
 
 
 PACKAGE = ROOT / "ensemble_tui"
-MAX_LINES = 400
+MAX_LINES = 500  # one thing per file; past this, split by responsibility, never into mixins
 
 
-def test_no_module_is_over_400_lines():
+def test_no_module_is_over_500_lines():
     long = {
         str(path.relative_to(ROOT)): lines
         for path in PACKAGE.rglob("*.py")

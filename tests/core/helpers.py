@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import EngineEvent
-from ensemble_tui.core.home import HomePaths
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.core.session import SessionData
-from ensemble_tui.core.session_store import SessionStore
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.chat.session import SessionData
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.home import HomePaths
+from ensemble_tui.core.store.session_store import SessionStore
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import EngineEvent
 
 
 async def run_turn(engine: Engine, mode: Mode, text: str) -> list[EngineEvent]:

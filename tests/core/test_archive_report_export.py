@@ -6,10 +6,10 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ensemble_tui.core.events import ReplyCommitted
-from ensemble_tui.core.export import FORMATS, export_session, export_turn, write_export
-from ensemble_tui.core.modes import Mode, Style
-from ensemble_tui.core.report import turn_report
+from ensemble_tui.core.chat.modes import Mode, Style
+from ensemble_tui.core.records.export import FORMATS, export_session, export_turn, write_export
+from ensemble_tui.core.records.report import turn_report
+from ensemble_tui.core.turn.events import ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
 from tests.core.test_styles import MODELS, answer, critique_by

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core import atomic
-from ensemble_tui.core.atomic import atomic_write_json, atomic_write_text
+from ensemble_tui.core.store import atomic
+from ensemble_tui.core.store.atomic import atomic_write_json, atomic_write_text
 
 
 def test_failed_rename_keeps_the_previous_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

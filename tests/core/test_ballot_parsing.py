@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from ensemble_tui.core.styles.critique import CritiqueParseError, parse_critique
-from ensemble_tui.core.styles.debate_reply import DebateFormatError, parse_debate_reply
-from ensemble_tui.core.styles.labels import shuffled_labelling
-from ensemble_tui.core.styles.ranking import RankingParseError, average_positions, parse_final_ranking
+from ensemble_tui.core.turn.styles.critique import CritiqueParseError, parse_critique
+from ensemble_tui.core.turn.styles.debate_reply import DebateFormatError, parse_debate_reply
+from ensemble_tui.core.turn.styles.labels import shuffled_labelling
+from ensemble_tui.core.turn.styles.ranking import RankingParseError, average_positions, parse_final_ranking
 
 LABELS = ("A", "B", "C")
 

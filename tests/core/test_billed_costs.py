@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.config import ModelSpec, load_provider_config
-from ensemble_tui.core.costs import call_cost, usage_cost
-from ensemble_tui.core.modes import Mode
 from ensemble_tui.core.provider import Reply, Usage
-from ensemble_tui.core.report import turn_report
+from ensemble_tui.core.records.report import turn_report
+from ensemble_tui.core.turn.costs import call_cost, usage_cost
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import run_turn
 from tests.core.test_styles import MODELS, answer

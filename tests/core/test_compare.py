@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ensemble_tui.core.compare import compare_rounds
-from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.records.compare import compare_rounds
 
 
 def call(provider: str, role: str = "proposer", attempt: int = 1, latency: float = 1.0, cost: float = 0.001):

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import Notice, ProposerFailed, ReplyCommitted, RunFailed, StatusChanged
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Reply, Usage
-from ensemble_tui.core.retry import RetryPolicy
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import Notice, ProposerFailed, ReplyCommitted, RunFailed, StatusChanged
+from ensemble_tui.core.turn.retry import RetryPolicy
 from tests.core.helpers import of_type, restored_session, run_turn
 from tests.support import Hang, Slow, fatal, overloaded, transient
 
@@ -271,7 +271,7 @@ async def test_a_refused_call_is_still_counted_in_the_session_cost(workspace, sc
 
 
 async def test_a_disk_that_refuses_the_saves_costs_a_notice_not_the_turn(workspace, scripted, make_engine, monkeypatch):
-    import ensemble_tui.core.session_store as session_module
+    import ensemble_tui.core.store.session_store as session_module
 
     def disk_full(path, _text):
         raise OSError(28, "No space left on device", str(path))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ensemble_tui.core.events import (
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.provider import Reply, Usage
+from ensemble_tui.core.turn.events import (
     CostUpdated,
     InputRecorded,
     ProposalReceived,
@@ -13,8 +15,6 @@ from ensemble_tui.core.events import (
     RunFailed,
     StatusChanged,
 )
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.core.provider import Reply, Usage
 from tests.core.helpers import of_type, restored_session, run_turn
 
 

@@ -8,8 +8,8 @@ import json
 import re
 from html.parser import HTMLParser
 
-from ensemble_tui.core.export import export_session, export_turn
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.records.export import export_session, export_turn
 from tests.core.helpers import run_turn
 from tests.core.test_styles import MODELS, answer
 

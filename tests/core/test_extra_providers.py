@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from ensemble_tui.core.chat.modes import Mode, SingleModel, parse_run_mode
 from ensemble_tui.core.errors import PromptFileError
-from ensemble_tui.core.events import ProposalReceived, ReplyCommitted
-from ensemble_tui.core.modes import Mode, SingleModel, parse_run_mode
+from ensemble_tui.core.turn.events import ProposalReceived, ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
 from tests.support import ScriptedProvider
@@ -46,7 +46,7 @@ async def test_all_includes_joining_providers_and_they_run_alone(home, make_engi
     assert workspace.participants(Mode.ALL) == ("ChatGPT", "Claude", "Gemini", "DeepSeek")
     assert parse_run_mode("deepseek", workspace.extra_providers) == SingleModel("DeepSeek")
 
-    from ensemble_tui.core.engine import Engine
+    from ensemble_tui.core.turn.engine import Engine
 
     engine = Engine(workspace, sleep=make_engine().sleep)
     events = await run_turn(engine, Mode.ALL, "Everyone answers")

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.config import PROVIDERS, load_provider_configs
-from ensemble_tui.core.costs import usage_cost
 from ensemble_tui.core.errors import PromptFileError
-from ensemble_tui.core.home import resolve_home, seed_home
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.settings import Settings, load_settings
+from ensemble_tui.core.store.home import resolve_home, seed_home
+from ensemble_tui.core.turn.costs import usage_cost
 from ensemble_tui.core.workspace import Workspace
 
 PROMPT_FILES = [
@@ -195,9 +195,9 @@ def test_missing_prompt_file_names_the_file(home: Path) -> None:
 
 
 async def test_a_placeholder_typo_is_reported_once_naming_the_file(home: Path) -> None:
-    from ensemble_tui.core.engine import Engine
-    from ensemble_tui.core.events import Notice
-    from ensemble_tui.core.modes import Mode
+    from ensemble_tui.core.chat.modes import Mode
+    from ensemble_tui.core.turn.engine import Engine
+    from ensemble_tui.core.turn.events import Notice
     from tests.support import ScriptedProvider
 
     workspace = Workspace.open(home)

@@ -6,7 +6,7 @@ import sys
 
 def test_core_imports_without_textual_or_sdks() -> None:
     code = (
-        "import sys, ensemble_tui.core.engine, ensemble_tui.core.workspace;"
+        "import sys, ensemble_tui.core.turn.engine, ensemble_tui.core.workspace;"
         "bad = [m for m in ('textual', 'openai', 'anthropic', 'google.genai') if m in sys.modules];"
         "print(','.join(bad))"
     )

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.latex_unicode import Unconvertible, latex_to_unicode
-from ensemble_tui.core.mathtext import DISPLAY_INDENT, has_math, render_math
+from ensemble_tui.core.math.latex_unicode import Unconvertible, latex_to_unicode
+from ensemble_tui.core.math.mathtext import DISPLAY_INDENT, has_math, render_math
 
 CORPUS = json.loads((Path(__file__).parent.parent / "data" / "math_corpus.json").read_text(encoding="utf-8"))
 FORMULAS = CORPUS["formulas"]

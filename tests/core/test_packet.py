@@ -1,6 +1,6 @@
 import random
 
-from ensemble_tui.core.styles.packet import build_packet
+from ensemble_tui.core.turn.styles.packet import build_packet
 
 
 def test_packet_is_numbered_and_hides_authors() -> None:

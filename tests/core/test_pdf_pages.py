@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core import pdf_pages
-from ensemble_tui.core.home import HomePaths
-from ensemble_tui.core.pdf_pages import NO_TEXT_LAYER, PdfTextUnavailable, file_sha256, read_page_texts
+from ensemble_tui.core.paper import pdf_pages
+from ensemble_tui.core.paper.pdf_pages import NO_TEXT_LAYER, PdfTextUnavailable, file_sha256, read_page_texts
+from ensemble_tui.core.store.home import HomePaths
 from tests.core.pdf_factory import scan_pdf, text_pdf
 
 

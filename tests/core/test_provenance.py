@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ensemble_tui.core.modes import Mode, SingleModel, Style
-from ensemble_tui.core.provenance import VoteRow, describe, points, short_reason
-from ensemble_tui.core.report import turn_report
-from ensemble_tui.core.runlog import TurnRecord
+from ensemble_tui.core.chat.modes import Mode, SingleModel, Style
+from ensemble_tui.core.chat.provenance import VoteRow, describe, points, short_reason
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.records.report import turn_report
 
 MODELS = {"ChatGPT": "gpt-5", "Claude": "claude-sonnet-4-6", "Gemini": "gemini-2.5-pro"}
 ALL = ("ChatGPT", "Claude", "Gemini")
@@ -71,8 +71,8 @@ def test_the_run_report_shows_no_style_for_a_single_model_run():
 
 
 async def test_the_transcript_the_exports_and_the_report_carry_the_line(workspace, scripted, make_engine):
-    from ensemble_tui.core.export import export_session, export_turn
-    from ensemble_tui.core.modes import Mode as M
+    from ensemble_tui.core.chat.modes import Mode as M
+    from ensemble_tui.core.records.export import export_session, export_turn
     from tests.core.helpers import run_turn
 
     scripted["Claude"].scripts["proposer"] = ["An answer."]
@@ -87,7 +87,7 @@ async def test_the_transcript_the_exports_and_the_report_carry_the_line(workspac
 
 
 async def test_a_redo_carries_its_own_line(workspace, scripted, make_engine):
-    from ensemble_tui.core.modes import Mode as M
+    from ensemble_tui.core.chat.modes import Mode as M
     from tests.core.helpers import run_turn
 
     scripted["Claude"].scripts["proposer"] = ["First answer."]

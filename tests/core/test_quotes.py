@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.paper_index import PaperIndex, build_index, compact, paper_index
-from ensemble_tui.core.pdf_pages import NO_TEXT_LAYER
-from ensemble_tui.core.quotes import (
+from ensemble_tui.core.paper.paper_index import PaperIndex, build_index, compact, paper_index
+from ensemble_tui.core.paper.pdf_pages import NO_TEXT_LAYER
+from ensemble_tui.core.paper.quotes import (
     QuoteReport,
     annotate_markdown,
     check_quotes,
@@ -263,8 +263,8 @@ def test_checking_against_a_pdf_gives_a_report_or_the_one_line_that_explains_why
 
 
 async def test_a_scan_is_reported_once_in_one_line_and_the_turns_go_on(workspace, scripted, make_engine, tmp_path):
-    from ensemble_tui.core.events import Notice, ReplyCommitted
-    from ensemble_tui.core.modes import Mode
+    from ensemble_tui.core.chat.modes import Mode
+    from ensemble_tui.core.turn.events import Notice, ReplyCommitted
     from tests.core.helpers import of_type, run_turn
     from tests.core.pdf_factory import scan_pdf
 

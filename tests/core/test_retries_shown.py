@@ -6,9 +6,9 @@ import socket
 
 import httpx2 as httpx
 
-from ensemble_tui.core.events import RetryScheduled, RunFailed
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import ErrorKind
+from ensemble_tui.core.turn.events import RetryScheduled, RunFailed
 from ensemble_tui.providers.errors import host_not_found
 from tests.core.helpers import of_type, run_turn
 from tests.support import transient, unresolved

@@ -1,4 +1,4 @@
-from ensemble_tui.core.sanitize import strip_control
+from ensemble_tui.core.text.sanitize import strip_control
 
 
 def test_escape_sequences_become_inert() -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.archive import SCHEMA, RunArchive
-from ensemble_tui.core.events import Notice, ReplyCommitted
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.core.session import ChatMessage, Resubmission, SessionData
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.chat.session import ChatMessage, Resubmission, SessionData
+from ensemble_tui.core.store.archive import SCHEMA, RunArchive
+from ensemble_tui.core.turn.events import Notice, ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
 from tests.support import Hang

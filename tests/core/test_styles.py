@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from ensemble_tui.core.events import Notice, ReplyCommitted, ReviewReceived, RunFailed, VoteCounted
-from ensemble_tui.core.modes import Mode, Style
+from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.provider import CallRequest
+from ensemble_tui.core.turn.events import Notice, ReplyCommitted, ReviewReceived, RunFailed, VoteCounted
 from tests.core.helpers import of_type, restored_session
 from tests.support import fatal
 

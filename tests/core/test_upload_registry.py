@@ -8,9 +8,9 @@ import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
-from ensemble_tui.core.archive import RunArchive
 from ensemble_tui.core.settings import load_settings
-from ensemble_tui.core.upload_registry import StoredUpload, UploadRegistry, utc_now
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.upload_registry import StoredUpload, UploadRegistry, utc_now
 from ensemble_tui.core.workspace import Workspace
 
 

@@ -1,4 +1,4 @@
-from ensemble_tui.core.styles.verdict import parse_verdict
+from ensemble_tui.core.turn.styles.verdict import parse_verdict
 
 
 def test_final_line_makes_the_rest_the_reply() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ensemble_tui.core.styles.borda import Ballot, borda_count, medals
+from ensemble_tui.core.turn.styles.borda import Ballot, borda_count, medals
 
 AUTHORS = ["gpt", "claude", "gemini"]
 

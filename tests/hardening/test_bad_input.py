@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core import atomic
-from ensemble_tui.core.events import Notice, ReplyCommitted, RunFailed
-from ensemble_tui.core.home import seed_home
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.store import atomic
+from ensemble_tui.core.store.home import seed_home
+from ensemble_tui.core.turn.events import Notice, ReplyCommitted, RunFailed
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, restored_session, run_turn
 
@@ -53,7 +53,7 @@ async def test_a_broken_configuration_costs_only_its_provider(home, make_engine,
         {label: ScriptedProvider(label, default="ok") for label in workspace.configs},
         {},  # type: ignore[misc]
     )
-    from ensemble_tui.core.engine import Engine
+    from ensemble_tui.core.turn.engine import Engine
 
     engine = Engine(workspace, sleep=make_engine().sleep)
     events = await run_turn(engine, Mode.CLAUDE, "q")
@@ -133,7 +133,7 @@ async def test_a_full_disk_while_writing_the_transcript_keeps_the_reply_and_the_
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         real_write(path, text)
 
-    monkeypatch.setattr("ensemble_tui.core.session_store.atomic_write_text", full_disk)
+    monkeypatch.setattr("ensemble_tui.core.store.session_store.atomic_write_text", full_disk)
     events = await run_turn(engine, Mode.GEMINI, "second")
     assert of_type(events, ReplyCommitted)[0].text == "Shown although the disk is full."
     notice = one_line(of_type(events, Notice)[-1].message)

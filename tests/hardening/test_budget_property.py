@@ -10,11 +10,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ensemble_tui.core.costs import CHARS_PER_TOKEN, EXPECTED_OUTPUT_TOKENS, estimate_call_cost
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ReplyCommitted, RunFailed
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
+from ensemble_tui.core.turn.costs import CHARS_PER_TOKEN, EXPECTED_OUTPUT_TOKENS, estimate_call_cost
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.workspace import Workspace
 from tests.support import ScriptedProvider, role_of
 from tests.support import no_sleep as no_wait

@@ -12,11 +12,11 @@ import signal
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ReplyCommitted
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.core.session import SessionData
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.chat.session import SessionData
 from ensemble_tui.core.settings import Settings
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
 from tests.support import ScriptedProvider
 from tests.support import no_sleep as no_wait

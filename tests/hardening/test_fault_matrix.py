@@ -31,9 +31,12 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import (
+from ensemble_tui.core.chat.modes import Mode, RunMode, Style
+from ensemble_tui.core.chat.session import SessionData
+from ensemble_tui.core.provider import CallRequest, Provider, Turn
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import (
     EngineEvent,
     Notice,
     ProposalReceived,
@@ -42,10 +45,7 @@ from ensemble_tui.core.events import (
     ReviewReceived,
     RunFailed,
 )
-from ensemble_tui.core.modes import Mode, RunMode, Style
-from ensemble_tui.core.provider import CallRequest, Provider, Turn
-from ensemble_tui.core.retry import RetryPolicy
-from ensemble_tui.core.session import SessionData
+from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import Fault, ScriptedReply, Simulator, closed_port_url

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import Simulator

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.core.retry import RetryPolicy
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
+from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import Fault, ScriptedReply
 

@@ -11,11 +11,11 @@ import shutil
 
 import pytest
 
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.config import ProviderConfig, load_provider_config
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.events import ProposalReceived, ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.core.retry import RetryPolicy
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ProposalReceived, ProposerFailed, ReplyCommitted, Resubmitted, RunFailed
+from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers import pdf_text
 from ensemble_tui.providers.credentials import SIMULATED_CHAT_VAR

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ensemble_tui.core.config import load_provider_config
-from ensemble_tui.core.costs import usage_cost
-from ensemble_tui.core.home import defaults_root
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Usage
+from ensemble_tui.core.store.home import defaults_root
+from ensemble_tui.core.turn.costs import usage_cost
 from ensemble_tui.providers.gemini_adapter import PDF_MIME, _ms
 from ensemble_tui.simulator import ScriptedReply
 from tests.providers.provider_support import ask

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.config import ModelSpec, load_provider_config
-from ensemble_tui.core.costs import usage_cost
-from ensemble_tui.core.home import defaults_root
 from ensemble_tui.core.provider import Usage
+from ensemble_tui.core.store.home import defaults_root
+from ensemble_tui.core.turn.costs import usage_cost
 from ensemble_tui.simulator import RecordedBody, ScriptedReply
 from tests.providers.provider_support import ask
 

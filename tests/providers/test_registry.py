@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.config import ProviderConfig, load_provider_config
-from ensemble_tui.core.home import defaults_root
+from ensemble_tui.core.store.home import defaults_root
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider

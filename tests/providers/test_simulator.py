@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from ensemble_tui.core.styles.verdict import parse_verdict
+from ensemble_tui.core.turn.styles.verdict import parse_verdict
 from ensemble_tui.simulator import Fault, RecordedRequest, ScriptedReply, Simulator, closed_port_url
 from ensemble_tui.simulator.demo import REVISED_MARK, demo_environment, start_demo
 from ensemble_tui.simulator.standby import standby_demo

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.core.store.upload_registry import UploadRegistry, file_sha256, utc_now
 from ensemble_tui.core.upload_cleanup import clean_up_uploads, prune_unused_uploads
-from ensemble_tui.core.upload_registry import UploadRegistry, file_sha256, utc_now
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.io_loop import on_io_loop
 from ensemble_tui.providers.registry import build_providers
@@ -146,9 +146,9 @@ async def test_the_app_cleans_up_after_its_first_frame_and_a_refusal_is_one_line
     workspace, sim, sample_pdf, other_pdf
 ):
     from ensemble_tui.bootstrap import build_app
-    from ensemble_tui.ui.chat_view import ChatNotice
-    from ensemble_tui.ui.collector import CollectorPolicy
+    from ensemble_tui.ui.chat_log.chat_view import ChatNotice
     from ensemble_tui.ui.notify import RecordingNotifier
+    from ensemble_tui.ui.turns.collector import CollectorPolicy
 
     registry = UploadRegistry(workspace.archive)
     await uploaded(workspace, sample_pdf)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.archive import RunArchive
-from ensemble_tui.core.upload_registry import UploadRegistry, file_sha256, utc_now
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.upload_registry import UploadRegistry, file_sha256, utc_now
 from ensemble_tui.providers.base import SdkProvider
 from ensemble_tui.providers.io_loop import on_io_loop
 from ensemble_tui.providers.uploads import UploadBook

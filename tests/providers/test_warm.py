@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ensemble_tui.core.warm_up import warm_up_all
+from ensemble_tui.core.turn.warm_up import warm_up_all
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.headless import ask
 from ensemble_tui.providers.base import SdkProvider

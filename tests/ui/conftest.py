@@ -19,12 +19,12 @@ from rich.console import Console, RenderableType
 from textual.pilot import Pilot
 
 from ensemble_tui.bootstrap import build_app
-from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.collector import CollectorPolicy
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.panes.lazy import LazyPane
+from ensemble_tui.ui.turns.collector import CollectorPolicy
 from tests.support import FolderOpener, ScriptedProvider, no_sleep
 
 SIZE = (120, 40)

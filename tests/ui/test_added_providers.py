@@ -11,7 +11,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input, Select
 
-from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier

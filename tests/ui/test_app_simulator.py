@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import random
 
-from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator.demo import DemoSimulator
 from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.chat_view import VoteNotice
+from ensemble_tui.ui.chat_log.chat_view import VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
 from tests.support import no_sleep
 from tests.ui.conftest import SIZE, rendered_text, settle, type_text

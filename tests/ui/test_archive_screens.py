@@ -9,7 +9,7 @@ from rich.console import Console
 from textual.widgets import DataTable
 
 from ensemble_tui.ui.archive_flow import NO_RUNS
-from ensemble_tui.ui.chat_view import ChatEntry
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry
 from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.report import ReportScreen

@@ -6,9 +6,9 @@ import html
 
 import pytest
 
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError
-from ensemble_tui.ui.chat_view import ChatEntry, ChatNotice, VoteNotice
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry, ChatNotice, VoteNotice
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
 from tests.support import Hang, fatal, transient
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
@@ -273,8 +273,8 @@ class StyledEngine:
     running = False
 
     async def run(self, mode, text, style=None):
-        from ensemble_tui.core.events import InputRecorded, ReviewReceived, VoteCounted, VoteRow
-        from ensemble_tui.core.modes import Style
+        from ensemble_tui.core.chat.modes import Style
+        from ensemble_tui.core.turn.events import InputRecorded, ReviewReceived, VoteCounted, VoteRow
 
         yield InputRecorded(mode, text, redo=False)
         yield ReviewReceived("ChatGPT", "1. A", accepted=True)

@@ -6,7 +6,7 @@ import json
 
 from textual.command import CommandPalette
 
-from ensemble_tui.core.session import ChatMessage
+from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.ui.screens.links import LinkPicker
 from tests.support import Hang
 from tests.ui.conftest import SIZE, settle, type_text, wait_until

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.provider import Usage
-from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.ui.screens.compare import CHECKING, CompareScreen
 from tests.core.test_quotes import ACROSS_LINE
 from tests.ui.conftest import wait_until

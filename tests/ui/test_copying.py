@@ -3,7 +3,7 @@ What is copied is the Markdown source, LaTeX and all."""
 
 from __future__ import annotations
 
-from ensemble_tui.ui.chat_view import ChatEntry
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry
 from tests.ui.conftest import settle, type_text
 
 SMALL = (80, 24)

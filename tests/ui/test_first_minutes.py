@@ -8,9 +8,9 @@ import asyncio
 import random
 
 from ensemble_tui.bootstrap import attach_providers
-from ensemble_tui.core.engine import Engine
-from ensemble_tui.core.modes import Mode
-from ensemble_tui.ui.chat_view import ChatNotice
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.ui.chat_log.chat_view import ChatNotice
 from ensemble_tui.ui.widgets.action_bar import ModeButton
 from tests.support import transient
 from tests.ui.conftest import SIZE, settle, type_text, wait_until

@@ -7,7 +7,7 @@ import time
 
 from rich.text import Text
 
-from ensemble_tui.ui.chat_view import ChatEntry
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry
 from tests.ui.conftest import SIZE, settle, type_text
 
 HOSTILE = (

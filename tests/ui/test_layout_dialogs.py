@@ -10,9 +10,9 @@ from rich.console import Console
 from textual.widgets import DataTable, OptionList, Select
 from textual_fspicker.parts import DirectoryNavigation
 
-from ensemble_tui.core.modes import Style
-from ensemble_tui.ui.fitted_markdown import FittedMarkdown, is_figure
-from ensemble_tui.ui.rendering import markdown
+from ensemble_tui.core.chat.modes import Style
+from ensemble_tui.ui.chat_log.fitted_markdown import FittedMarkdown, is_figure
+from ensemble_tui.ui.chat_log.rendering import markdown
 from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.pdf_file_open import HINT, PdfPicker
@@ -157,7 +157,7 @@ async def test_history_fits_and_shows_the_whole_cost(workspace, chatty, make_app
     app = make_app()
     long_question = "Why does the proposed sparse routing beat the dense baseline on every benchmark in table 3?"
     async with app.run_test(size=(80, 24)) as pilot:
-        from ensemble_tui.core.archive import SessionSummary
+        from ensemble_tui.core.store.archive import SessionSummary
 
         app.push_screen(HistoryScreen([SessionSummary("2026-01-02_09-30-00", long_question, 12, 1.2345)], "x"))
         await pilot.pause()

@@ -3,7 +3,7 @@ LaTeX and back, and a copy is always the Markdown source."""
 
 from __future__ import annotations
 
-from ensemble_tui.ui.rendering import set_math_rendering
+from ensemble_tui.ui.chat_log.rendering import set_math_rendering
 from tests.ui.conftest import rendered_text, settle, type_text
 
 REPLY = (

@@ -1,5 +1,5 @@
 """Opening a chat of math replies: formulas the first frame could show are converted before it,
-the others just after it (ui/math_hold.py); the reader never sees raw LaTeX and nothing moves."""
+the others just after it (ui/chat_log/math_hold.py); the reader never sees raw LaTeX and nothing moves."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import re
 import pytest
 from textual.app import App, ComposeResult
 
-from ensemble_tui.core.session import ChatMessage
-from ensemble_tui.ui import chat_view
-from ensemble_tui.ui.chat_view import MessageLog
+from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.ui.chat_log import chat_view
+from ensemble_tui.ui.chat_log.chat_view import MessageLog
 
 MATH = (
     "Attention is $\\mathrm{{softmax}}\\left(\\frac{{QK^T}}{{\\sqrt{{d_{n}}}}}\\right)V$ with $\\alpha_{n}+\\beta = 1$.\n\n"

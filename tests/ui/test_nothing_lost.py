@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ensemble_tui.core.drafts import DraftStore
+from ensemble_tui.core.store.drafts import DraftStore
 from ensemble_tui.ui.drafts import DRAFT_DELAY_S
 from ensemble_tui.ui.screens.quit_confirm import QuitConfirm
 from tests.core.helpers import restored_session

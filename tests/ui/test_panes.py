@@ -10,9 +10,9 @@ import pytest
 from textual.widgets._footer import FooterKey
 from textual_fspicker import FileOpen
 
-from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
+from ensemble_tui.core.chat.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.chat_view import BATCH, ChatEntry, ChatNotice, EarlierButton
+from ensemble_tui.ui.chat_log.chat_view import BATCH, ChatEntry, ChatNotice, EarlierButton
 from ensemble_tui.ui.panes import pane_id_for_provider
 from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane

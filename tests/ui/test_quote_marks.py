@@ -32,7 +32,7 @@ async def test_quotes_in_a_reply_and_a_proposal_are_marked_against_the_pdf(
         pane = rendered_text(app.model_pane("ChatGPT").query_one(".model-output").content, width=400)
         assert "✓ p. 1" in pane and "Quotes: 4 checked, 2 found" in pane
         (run,) = app.workspace.archive.turns(app.chat_id)
-        from ensemble_tui.core.report import turn_report
+        from ensemble_tui.core.records.report import turn_report
 
         (section,) = [s for s in turn_report(run.record) if s.title == "Quote checks"]
         assert 'quote ✓ p. 1: "aggregation with one resynthesis round answered 87' in section.markdown
@@ -44,8 +44,8 @@ async def test_quotes_in_a_reply_and_a_proposal_are_marked_against_the_pdf(
 def test_marks_of_quotes_not_in_the_paper_are_in_the_warning_colour():
     from rich.console import Console
 
-    from ensemble_tui.ui.quote_marks import marked, with_marks
-    from ensemble_tui.ui.rendering import markdown
+    from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
+    from ensemble_tui.ui.chat_log.rendering import markdown
 
     checks = {
         "notice": None,

@@ -8,11 +8,10 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
 
-from ensemble_tui.core.markdown_blocks import keep_line_breaks
-from ensemble_tui.core.session import ChatMessage
-from ensemble_tui.ui.chat_view import message_renderable
-from ensemble_tui.ui.keymap import load_keymap
-from ensemble_tui.ui.rendering import (
+from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.core.text.markdown_blocks import keep_line_breaks
+from ensemble_tui.ui.chat_log.chat_view import message_renderable
+from ensemble_tui.ui.chat_log.rendering import (
     DISPLAY_LIMIT_CHARS,
     display_path,
     http_links,
@@ -23,6 +22,7 @@ from ensemble_tui.ui.rendering import (
     plain,
     set_math_rendering,
 )
+from ensemble_tui.ui.keymap import load_keymap
 from ensemble_tui.ui.widgets.status_bar import elapsed_text
 
 
@@ -96,7 +96,7 @@ def test_keymap_file(tmp_path):
 
 def test_entries_measure_their_full_height():
     """Textual sizes a Rich renderable by its newlines; a missing final one hides the last line."""
-    from ensemble_tui.core.session import Resubmission
+    from ensemble_tui.core.chat.session import Resubmission
     from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
 
     console = Console(width=60, file=open("/dev/null", "w"))  # noqa: SIM115

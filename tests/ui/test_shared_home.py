@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ensemble_tui.core.modes import Mode
+from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import restored_session
 from tests.test_two_processes import finish, reply_text, start_ask

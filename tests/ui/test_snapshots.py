@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 from textual_fspicker.parts.directory_navigation import DirectoryEntry
 
-from ensemble_tui.core.modes import Style
-from ensemble_tui.core.provenance import Provenance, VoteRow
+from ensemble_tui.core.chat.modes import Style
+from ensemble_tui.core.chat.provenance import Provenance, VoteRow
+from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.chat.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.core.provider import Usage
-from ensemble_tui.core.runlog import Artifact, CallRecord, TurnRecord
-from ensemble_tui.core.session import ChatMessage, ModelOutput, Resubmission
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.export_picker import ExportPicker

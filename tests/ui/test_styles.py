@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from ensemble_tui.core.modes import Style
+from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator.demo import critique, debate, ranking
 from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.chat_view import ChatNotice, VoteNotice
+from ensemble_tui.ui.chat_log.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.core.helpers import restored_session

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from ensemble_tui.core.engine import Engine
+from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator.demo import DemoSimulator

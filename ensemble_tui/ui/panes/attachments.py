@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from ensemble_tui.core.pdf import PdfInfo
-from ensemble_tui.ui.rendering import display_path, human_size, plain
+from ensemble_tui.core.paper.pdf import PdfInfo
+from ensemble_tui.ui.chat_log.rendering import display_path, human_size, plain
 
 HINT = (
     "Every model reads this PDF with each question. Only its path is kept, for this chat; "

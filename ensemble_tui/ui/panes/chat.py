@@ -6,8 +6,8 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ensemble_tui.core.modes import Style
-from ensemble_tui.ui.chat_view import MessageLog
+from ensemble_tui.core.chat.modes import Style
+from ensemble_tui.ui.chat_log.chat_view import MessageLog
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.status_bar import StatusBar

@@ -21,9 +21,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ensemble_tui.core.session import ModelOutput
-from ensemble_tui.ui.quote_marks import marked, with_marks
-from ensemble_tui.ui.rendering import deferred_markdown, plain
+from ensemble_tui.core.chat.session import ModelOutput
+from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
+from ensemble_tui.ui.chat_log.rendering import deferred_markdown, plain
 
 Shown = tuple[ModelOutput | None, str, str | None]
 

@@ -12,9 +12,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ensemble_tui.core.session import Resubmission
-from ensemble_tui.ui.chat_view import LogEntry, MessageLog
-from ensemble_tui.ui.rendering import deferred_markdown
+from ensemble_tui.core.chat.session import Resubmission
+from ensemble_tui.ui.chat_log.chat_view import LogEntry, MessageLog
+from ensemble_tui.ui.chat_log.rendering import deferred_markdown
 
 EMPTY_HINT = (
     "No resubmissions in this chat. When the aggregator asks the proposers for another round, its request appears here."

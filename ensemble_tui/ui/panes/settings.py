@@ -21,8 +21,8 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from ensemble_tui.core.config import PROVIDERS, ProviderConfig
 from ensemble_tui.core.settings import Settings
+from ensemble_tui.ui.chat_log.rendering import plain
 from ensemble_tui.ui.panes import widget_key
-from ensemble_tui.ui.rendering import plain
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace

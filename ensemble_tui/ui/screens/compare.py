@@ -4,7 +4,7 @@ Side by side when the terminal is wider than 80 columns and there are at most th
 stacked otherwise; `l` switches. Side by side, the columns scroll together (by relative
 position). Each column is headed by its model, the latency and cost of its calls, its place in
 the tally (council, vote, debate) and its quote check against the chat's PDF, computed in a
-thread worker so the screen never waits for pypdf. Model text is shown through ui/rendering.py.
+thread worker so the screen never waits for pypdf. Model text is shown through ui/chat_log/rendering.py.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
-from ensemble_tui.core.compare import CompareRound, Proposal
-from ensemble_tui.core.quotes import check_reply_against_pdf
-from ensemble_tui.ui.rendering import markdown, plain
+from ensemble_tui.core.paper.quotes import check_reply_against_pdf
+from ensemble_tui.core.records.compare import CompareRound, Proposal
+from ensemble_tui.ui.chat_log.rendering import markdown, plain
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from ensemble_tui.core.export import FORMATS, ExportFormat
+from ensemble_tui.core.records.export import FORMATS, ExportFormat
 
 ExportScope = Literal["run", "chat"]
 FORMAT_NAMES: dict[ExportFormat, str] = {

@@ -17,9 +17,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
-from ensemble_tui.core.archive import SessionSummary
-from ensemble_tui.core.session import SESSION_ID_FORMAT
-from ensemble_tui.ui.rendering import money, plain
+from ensemble_tui.core.chat.session import SESSION_ID_FORMAT
+from ensemble_tui.core.store.archive import SessionSummary
+from ensemble_tui.ui.chat_log.rendering import money, plain
 
 QUESTION_CHARS = 56
 # What the dialog takes beside the question column: its border and padding (the narrow one's),

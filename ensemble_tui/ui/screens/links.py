@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from ensemble_tui.ui.rendering import is_http_url, plain
+from ensemble_tui.ui.chat_log.rendering import is_http_url, plain
 
 
 class LinkPicker(ModalScreen[str | None]):

@@ -3,7 +3,7 @@
 The runs of the chat are listed at the top (newest selected); Left/Right or the list pick
 another, and the report gets the full width below (its calls table has ten columns). The
 report comes from the core (`core.report.turn_report`, the same sections the exports use) and
-is rendered through ui/rendering.py, because it is full of model text. The screen only shows;
+is rendered through ui/chat_log/rendering.py, because it is full of model text. The screen only shows;
 exporting is asked of the app with ExportRequested.
 """
 
@@ -21,13 +21,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ensemble_tui.core.archive import StoredTurn
-from ensemble_tui.core.modes import Style, parse_run_mode
-from ensemble_tui.core.report import turn_report
-from ensemble_tui.core.runlog import TurnRecord
-from ensemble_tui.ui.rendering import markdown, plain
+from ensemble_tui.core.chat.modes import Style, parse_run_mode
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.records.report import turn_report
+from ensemble_tui.core.store.archive import StoredTurn
+from ensemble_tui.ui.chat_log.rendering import markdown, plain
 from ensemble_tui.ui.screens.export_picker import ExportChoice, ExportPicker
-from ensemble_tui.ui.turns import run_label
+from ensemble_tui.ui.turns.turns import run_label
 
 QUESTION_CHARS = 70
 

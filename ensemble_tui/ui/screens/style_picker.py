@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from ensemble_tui.core.modes import Style
+from ensemble_tui.core.chat.modes import Style
 
 STYLE_SUMMARIES: dict[Style, str] = {
     Style.AGGREGATE: "an aggregator writes the reply or asks for another round",

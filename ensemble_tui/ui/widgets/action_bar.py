@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button
 
-from ensemble_tui.core.modes import Mode, RunMode, Style
+from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.ui.bindings import STYLE_KEYS, key_name
 from ensemble_tui.ui.screens.style_picker import StylePicker
 

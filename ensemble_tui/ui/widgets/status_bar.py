@@ -23,7 +23,7 @@ from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ensemble_tui.ui.rendering import money, plain
+from ensemble_tui.ui.chat_log.rendering import money, plain
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_S = 0.125

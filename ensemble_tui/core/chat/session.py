@@ -1,0 +1,139 @@
+"""The chat session: official history, per-model last outputs, resubmissions, cost, PDF path.
+
+How it is saved and restored is `session_store`'s job; the Markdown transcript in `Chats/`
+holds user inputs and final replies only (`render_transcript`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from ensemble_tui.core.chat.provenance import Provenance
+from ensemble_tui.core.provider import Turn
+
+SESSION_ID_FORMAT = "%Y-%m-%d_%H-%M-%S"
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["user", "assistant"]
+    text: str  # what later turns send to models: never a model's or maker's name beyond the reply's own
+    sources: list[str] = Field(default_factory=list)
+    provenance: Provenance | None = None  # who wrote a reply (shown, never sent)
+    checks: dict[str, Any] | None = None  # a reply's quotes against the PDF (core/paper/quotes.py's record)
+
+
+class ModelOutput(BaseModel):
+    """What a model last produced as proposer or single model, and the query that caused it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    query: str
+    text: str
+    model: str = ""
+    note: str = ""  # e.g. that this provider got the PDF as extracted text
+    checks: dict[str, Any] | None = None  # its quotes against the PDF (core/paper/quotes.py's record)
+
+
+class Resubmission(BaseModel):
+    """One synthesis request the aggregator sent back: the proposals and its remarks."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    iteration: int
+    text: str
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    return (now or datetime.now()).strftime(SESSION_ID_FORMAT)
+
+
+class SessionData(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    id: str = Field(default_factory=new_session_id)
+    history: list[ChatMessage] = Field(default_factory=list)
+    last_outputs: dict[str, ModelOutput] = Field(default_factory=dict)
+    resubmissions: list[Resubmission] = Field(default_factory=list)
+    cost_usd: float = 0.0
+    pdf_path: str | None = None
+    last_mode: str | None = None
+    last_style: str | None = None
+
+    @property
+    def pending_input(self) -> str | None:
+        """The latest user input if it has no reply yet (a failed or unanswered turn)."""
+        if self.history and self.history[-1].role == "user":
+            return self.history[-1].text
+        return None
+
+    @property
+    def last_user_input(self) -> str | None:
+        for message in reversed(self.history):
+            if message.role == "user":
+                return message.text
+        return None
+
+    def answered_turns(self) -> tuple[Turn, ...]:
+        """History for model calls: answered user/reply pairs only, in order.
+
+        A user input left without a reply (its turn failed) is not sent to models, so the
+        conversation they see always alternates cleanly.
+        """
+        turns: list[Turn] = []
+        for index, message in enumerate(self.history):
+            if message.role == "user":
+                following = self.history[index + 1] if index + 1 < len(self.history) else None
+                if following is not None and following.role == "assistant":
+                    turns.append(Turn("user", message.text))
+            else:
+                turns.append(Turn("assistant", message.text))
+        return tuple(turns)
+
+
+def render_transcript(session: SessionData) -> str:
+    """The Markdown transcript: user inputs and final replies only."""
+    parts = [f"# Chat {session.id}"]
+    if session.pdf_path:
+        parts.append(f"PDF: `{session.pdf_path}`")
+    for message in session.history:
+        heading = "## You" if message.role == "user" else "## Reply"
+        parts.append(f"{heading}\n\n{message.text.strip()}")
+        if message.provenance is not None:
+            parts.append(f"*{message.provenance.line}*")
+        if message.sources:
+            parts.append("Sources:\n" + "\n".join(f"- <{url}>" for url in message.sources))
+    return "\n\n".join(parts) + "\n"
+
+
+def unchanged_prefix(before: Sequence[Any], after: Sequence[Any]) -> int:
+    """How many leading items two versions of a session list share. Items are never changed
+    once made (only added, removed or replaced), so identity settles almost every comparison."""
+    limit = min(len(before), len(after))
+    index = 0
+    while index < limit and (before[index] is after[index] or before[index] == after[index]):
+        index += 1
+    return index
+
+
+# The session's lists that only grow at their end, so each is stored one item per row (see
+# session_store): a save writes what was added, not the whole chat.
+LISTS: dict[str, type[BaseModel]] = {"history": ChatMessage, "resubmissions": Resubmission}
+
+
+@cache
+def _list_adapter(name: str) -> TypeAdapter[list[Any]]:
+    return TypeAdapter(list[LISTS[name]])  # type: ignore[valid-type]
+
+
+def with_items(session: SessionData, items: Mapping[str, Sequence[str]]) -> SessionData:
+    """`session` with the lists given as their items' JSON put in; other lists stay as they are.
+    Each list is validated in one pass, which at 2000 messages is ~10x faster than per item."""
+    lists = {name: _list_adapter(name).validate_json("[" + ",".join(texts) + "]") for name, texts in items.items()}
+    return session.model_copy(update=lists)

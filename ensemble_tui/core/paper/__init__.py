@@ -1,0 +1,1 @@
+"""The session's PDF: its pages' text, and quotations checked against it."""

@@ -1,0 +1,150 @@
+"""Exports of a turn or a whole session as JSON, Markdown or one self-contained HTML file.
+
+The HTML has its style inline and loads nothing, so it opens offline; model text is rendered
+from Markdown with raw HTML disabled, so a reply cannot inject markup or scripts. Its LaTeX is
+MathML (drawn by the browser, no script or font to fetch; see core/math/mathml.py); the Markdown and
+JSON exports keep the LaTeX as written. The page is a document with an outline: a model's own
+headings sit below the report's, a question keeps its line breaks, long URLs wrap.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import secrets
+from pathlib import Path
+from typing import Literal
+
+from markdown_it import MarkdownIt
+
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.chat.session import SessionData, render_transcript
+from ensemble_tui.core.math.mathml import latex_to_mathml
+from ensemble_tui.core.math.mathtext import substitute_math
+from ensemble_tui.core.records.report import report_markdown
+from ensemble_tui.core.store.atomic import atomic_write_text
+from ensemble_tui.core.text.markdown_blocks import keep_line_breaks, nest_headings
+
+ExportFormat = Literal["json", "md", "html"]
+FORMATS: tuple[ExportFormat, ...] = ("json", "md", "html")
+
+_STYLE = """
+body { font: 16px/1.55 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1d232a; }
+h1, h2, h3, h4 { line-height: 1.25; }
+pre { background: #f4f5f7; padding: .75rem; overflow-x: auto; border-radius: 4px; }
+code { font-family: ui-monospace, monospace; font-size: .92em; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: .92em; }
+th, td { border: 1px solid #cfd4da; padding: .3rem .6rem; text-align: left; vertical-align: top; }
+blockquote { border-left: 3px solid #cfd4da; margin-left: 0; padding-left: 1rem; color: #4a5560; }
+p, li, td, th, h1, h2, h3, h4, h5, h6, blockquote { overflow-wrap: anywhere; }
+math[display="block"] { margin: .75rem 0; overflow-x: auto; }
+"""
+
+
+def _markdown_renderer() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
+
+
+def render_html(title: str, markdown: str) -> str:
+    body = _html_with_mathml(markdown)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
+        f"<style>{_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+    )
+
+
+def _html_with_mathml(markdown: str) -> str:
+    """Markdown to HTML with each formula as MathML. Formulas are swapped for placeholders the
+    Markdown renderer passes through as text, then put back in the text (never inside a tag)."""
+    nonce = secrets.token_hex(6)
+    formulas: list[str] = []
+
+    def placeholder(latex: str, display: bool) -> str:
+        formulas.append(latex_to_mathml(latex, display))
+        return f"mathml{nonce}n{len(formulas) - 1}e"
+
+    body = _markdown_renderer().render(substitute_math(markdown, placeholder, escape=False))
+    if not formulas:
+        return body
+    found = re.compile(rf"mathml{nonce}n(\d+)e")
+    parts = re.split(r"(<[^>]*>)", body)
+    return "".join(part if part.startswith("<") else found.sub(lambda m: formulas[int(m[1])], part) for part in parts)
+
+
+def _title_line(query: str) -> str:
+    """A question in a heading: its first line (a heading cannot hold more)."""
+    lines = query.strip().split("\n")
+    return lines[0].strip() + (" …" if len(lines) > 1 else "")
+
+
+def turn_markdown(record: TurnRecord, page: bool = False) -> str:
+    return f"# Run report: {_title_line(record.query)}\n\n" + report_markdown(record, page=page)
+
+
+def session_markdown(session: SessionData, turns: list[TurnRecord], page: bool = False) -> str:
+    parts = [render_transcript(_as_page(session) if page else session).rstrip()]
+    if turns:
+        parts.append("# Run reports")
+        for number, record in enumerate(turns, start=1):
+            body = report_markdown(record, level=3, page=page)
+            parts.append(f"## Run {number}: {_title_line(record.query)}\n\n{body}")
+    return "\n\n".join(parts) + "\n"
+
+
+def _as_page(session: SessionData) -> SessionData:
+    """The chat as the HTML page shows it: questions keep their lines, replies' headings sit
+    below the transcript's "## Reply"."""
+    history = [
+        message.model_copy(
+            update={
+                "text": keep_line_breaks(message.text) if message.role == "user" else nest_headings(message.text, 2)
+            }
+        )
+        for message in session.history
+    ]
+    return session.model_copy(update={"history": history})
+
+
+def export_turn(record: TurnRecord, fmt: ExportFormat) -> str:
+    if fmt == "json":
+        return json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "md":
+        return turn_markdown(record)
+    return render_html(f"Run report: {_title_line(record.query)}", turn_markdown(record, page=True))
+
+
+def export_session(session: SessionData, turns: list[TurnRecord], fmt: ExportFormat) -> str:
+    if fmt == "json":
+        data = {"session": session.model_dump(mode="json"), "turns": [record.to_json() for record in turns]}
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "md":
+        return session_markdown(session, turns)
+    return render_html(f"Chat {session.id}", session_markdown(session, turns, page=True))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")[:40] or "export"
+
+
+def run_stem(session_id: str, number: int) -> str:
+    """The file name (before its suffix) of run `number` of a chat, as the palette and the
+    command write it."""
+    return f"{session_id}-run-{number}"
+
+
+def chat_stem(session_id: str) -> str:
+    return f"{session_id}-chat"
+
+
+def write_export(folder: Path, stem: str, fmt: ExportFormat, content: str) -> Path:
+    """Write an export atomically into `folder`, never overwriting an earlier one."""
+    base = _slug(stem)
+    path = folder / f"{base}.{fmt}"
+    counter = 2
+    while path.exists():
+        path = folder / f"{base}-{counter}.{fmt}"
+        counter += 1
+    atomic_write_text(path, content)
+    return path

@@ -1,0 +1,272 @@
+"""The full record of every run, and the chat's history, in one SQLite database in the home folder.
+
+The run archive keeps everything beyond the chat (every call, proposal, review and vote) for
+the run report, the history screen and exports. It also holds each session's lists (its
+messages and resubmissions) as one row per item, so a save adds or removes only the items that
+changed: a turn costs the same in a chat of 50 turns as in one of 1000 (bench row 3).
+`Session.json` keeps the rest of the current session and says how many items it has here.
+
+A turn's save runs in a worker thread, so one connection is kept open (behind a lock, so any
+thread may use it) in WAL mode with `synchronous=FULL`. A commit appends to the write-ahead
+log and syncs it once (about 1 ms), and SQLite's transactions make each write all-or-nothing,
+whatever moment the process dies. (A fresh connection per write would not do: in WAL mode,
+closing the last connection checkpoints and syncs.) Each session row has a `revision`, moved
+on by every save of its lists, so a process can tell that another one added turns.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.provider import Usage
+from ensemble_tui.core.store.atomic import aside_path
+from ensemble_tui.core.store.upload_registry import UPLOADS_SCHEMA
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    first_question TEXT NOT NULL DEFAULT '',
+    turns INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL DEFAULT (datetime('now')),
+    data TEXT NOT NULL,
+    revision INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    style TEXT NOT NULL,
+    query TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    cost_usd REAL NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_by_session ON turns (session, id);
+CREATE TABLE IF NOT EXISTS session_items (
+    session TEXT NOT NULL,
+    list TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session, list, position)
+) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: str
+    first_question: str
+    turns: int
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A session's row in the archive: what the history screen lists, and the session's JSON
+    without its lists (`head`), whose items are stored one per row."""
+
+    id: str
+    first_question: str
+    turns: int
+    cost_usd: float
+    head: str
+
+
+@dataclass(frozen=True)
+class ListChange:
+    """How one of a session's lists changed since it was stored: its first `keep` items stay,
+    the rest go, and `added` (each item's JSON) follow them."""
+
+    keep: int
+    added: list[str]
+
+
+@dataclass
+class StoredSession:
+    """A session as the archive holds it: its row's JSON and each list's items' JSON, in order.
+    A session stored before its lists had rows of their own carries them in `head`."""
+
+    head: str
+    items: dict[str, list[str]] = field(default_factory=dict)
+    revision: int = 0
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    id: int
+    record: TurnRecord
+
+
+def record_from_json(data: dict[str, Any]) -> TurnRecord:
+    """Rebuild a TurnRecord (with its calls and artifacts) from its stored JSON."""
+    calls = [CallRecord(**{**call, "usage": Usage(**call.get("usage", {}))}) for call in data.get("calls", [])]
+    artifacts = [Artifact(**artifact) for artifact in data.get("artifacts", [])]
+    fields = {key: value for key, value in data.items() if key not in ("calls", "artifacts")}
+    return TurnRecord(**fields, calls=calls, artifacts=artifacts)
+
+
+class RunArchive:
+    """The archive of one home folder; the connection opens on first use and is shared by
+    every thread (calls are serialised by a lock)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._connection: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """The connection, inside one transaction: committed whole or rolled back."""
+        with self._lock:
+            connection = self._open()
+            try:
+                with connection:
+                    yield connection
+            except sqlite3.Error:
+                self.close()  # a broken file or connection: start afresh next time
+                raise
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One transaction on the shared connection, for tables other modules keep here
+        (upload_registry)."""
+        return self._connect()
+
+    def _open(self) -> sqlite3.Connection:
+        if self._connection is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+            try:
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=FULL")
+                connection.executescript(SCHEMA + UPLOADS_SCHEMA)
+                columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
+                if "revision" not in columns:  # a database made before sessions had revisions
+                    connection.execute("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+            except sqlite3.Error:
+                connection.close()
+                raise
+            self._connection = connection
+        return self._connection
+
+    def close(self) -> None:
+        """Close the connection (it reopens on the next use); also done when the archive is
+        garbage-collected or the process exits."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except sqlite3.Error:
+                pass
+
+    def __del__(self) -> None:
+        self.close()
+
+    @contextmanager
+    def writing(self, busy_timeout_s: float = 10.0) -> Iterator[sqlite3.Connection]:
+        """One write transaction that holds the database's write lock from its start (BEGIN
+        IMMEDIATE), so what it reads stays true until it commits: another process's save
+        waits for it, up to `busy_timeout_s` (then sqlite3.OperationalError, "locked")."""
+        with self._connect() as db:
+            db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+            db.execute("BEGIN IMMEDIATE")
+            yield db
+
+    def save_session(self, row: SessionRow, changes: Mapping[str, ListChange], *, db: sqlite3.Connection) -> int:
+        """Store a session's row and bring its lists' items in line, inside `db`'s transaction
+        (see `writing`); returns the session's new revision."""
+        found = db.execute("SELECT revision FROM sessions WHERE id = ?", (row.id,)).fetchone()
+        revision = (found[0] if found else 0) + (1 if changes else 0)
+        db.execute(
+            "INSERT INTO sessions (id, first_question, turns, cost_usd, data, updated_at, revision) "
+            "VALUES (?, ?, ?, ?, ?, datetime('now'), ?) ON CONFLICT(id) DO UPDATE SET "
+            "first_question=excluded.first_question, turns=excluded.turns, cost_usd=excluded.cost_usd, "
+            "data=excluded.data, updated_at=excluded.updated_at, revision=excluded.revision",
+            (row.id, row.first_question, row.turns, row.cost_usd, row.head, revision),
+        )
+        for name, change in changes.items():
+            db.execute(
+                "DELETE FROM session_items WHERE session = ? AND list = ? AND position >= ?",
+                (row.id, name, change.keep),
+            )
+            db.executemany(
+                "INSERT INTO session_items (session, list, position, data) VALUES (?, ?, ?, ?)",
+                [(row.id, name, change.keep + offset, text) for offset, text in enumerate(change.added)],
+            )
+        return revision
+
+    def save_turn(self, record: TurnRecord, *, db: sqlite3.Connection | None = None) -> None:
+        """Add a run's full record, inside `db`'s transaction (see `writing`) if one is given."""
+        if db is None:
+            with self._connect() as connection:
+                return self.save_turn(record, db=connection)
+        db.execute(
+            "INSERT INTO turns (session, started_at, mode, style, query, outcome, cost_usd, record) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.session,
+                record.started_at,
+                record.mode,
+                record.style,
+                record.query,
+                record.outcome,
+                record.turn_cost_usd,
+                json.dumps(record.to_json(), ensure_ascii=False),
+            ),
+        )
+
+    def revision(self, session_id: str) -> int | None:
+        """How many times the session's lists were saved (None: no such session)."""
+        with self._connect() as db:
+            row = db.execute("SELECT revision FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def sessions(self) -> list[SessionSummary]:
+        """Past sessions that have at least one question, newest first."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id, first_question, turns, cost_usd FROM sessions WHERE first_question != '' ORDER BY id DESC"
+            ).fetchall()
+        return [SessionSummary(*row) for row in rows]
+
+    def load_session(self, session_id: str, *, db: sqlite3.Connection | None = None) -> StoredSession | None:
+        """A session's row and its lists' items, in order; None if the archive has no such session.
+        Inside `db`'s transaction if one is given."""
+        if db is None:
+            with self._connect() as connection:
+                return self.load_session(session_id, db=connection)
+        row = db.execute("SELECT data, revision FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        items = db.execute(
+            "SELECT list, data FROM session_items WHERE session = ? ORDER BY list, position", (session_id,)
+        ).fetchall()
+        if row is None:
+            return None
+        stored = StoredSession(row[0], revision=row[1])
+        for name, text in items:
+            stored.items.setdefault(name, []).append(text)
+        return stored
+
+    def set_aside(self) -> Path:
+        """Move an unreadable database out of the way (a fresh one is made on the next use);
+        returns where it went."""
+        self.close()
+        aside = aside_path(self.path)
+        self.path.replace(aside)
+        for suffix in ("-wal", "-shm"):  # its log means nothing without it
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        return aside
+
+    def turns(self, session_id: str) -> list[StoredTurn]:
+        """Every run of a session in order, including failed and cancelled ones."""
+        with self._connect() as db:
+            rows = db.execute("SELECT id, record FROM turns WHERE session = ? ORDER BY id", (session_id,)).fetchall()
+        return [StoredTurn(row_id, record_from_json(json.loads(record))) for row_id, record in rows]

@@ -1,0 +1,322 @@
+"""Saving and restoring sessions: one write path per turn, safe with two processes on one home.
+
+A session lives in two places:
+- the archive database: its row (the session's fields as JSON, the summary the history screen
+  lists, a revision) and its lists (messages, resubmissions), one row per item;
+- its Markdown transcript in `Chats/`, user inputs and final replies only.
+`Session.json` only names the current chat; it is written when the current chat changes.
+
+A turn is saved by `commit_turn`: one transaction that holds the database's write lock, in
+which the session's items, its row and the turn's record are written and the transcript is
+rewritten from what the transaction stored. If another process added turns to the same chat
+since this one last saw it (its revision moved on), this turn's messages are appended to the
+chat as it now stands, never over it. A crash at any moment leaves every completed turn.
+Files written by older versions (Session.json holding the session, or its lists) are read as
+they are and the first save stores them the new way.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.chat.session import (
+    LISTS,
+    ChatMessage,
+    ModelOutput,
+    Resubmission,
+    SessionData,
+    render_transcript,
+    unchanged_prefix,
+    with_items,
+)
+from ensemble_tui.core.store.archive import ListChange, RunArchive, SessionRow, StoredSession
+from ensemble_tui.core.store.atomic import aside_path, atomic_write_text
+from ensemble_tui.core.store.home import HomePaths
+
+
+class SessionFile(BaseModel):
+    """What Session.json says: the current chat's id. Older versions also wrote the session's
+    fields there, with `archived` (how many items the archive holds) or, older still, the lists
+    themselves (`archived` None, `history` present)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    archived: dict[str, int] | None = None
+    history: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class TurnChange:
+    """What a turn adds to its session, for `commit_turn`.
+
+    `session` is the session as the turn leaves it; `appended` are the messages that make up
+    the turn's contribution on their own (its question and, if any, its reply), appended to the
+    chat as it stands if another process moved it on; `resubmissions` likewise. `spent` is what
+    the turn's calls cost, added to the stored cost.
+    """
+
+    session: SessionData
+    appended: list[ChatMessage]
+    resubmissions: list[Resubmission]
+    outputs: dict[str, ModelOutput]
+    spent: float
+    record: TurnRecord | None
+
+
+@dataclass(frozen=True)
+class Committed:
+    """A committed turn: the session as now stored; `merged` if another process's turns are in it."""
+
+    session: SessionData
+    merged: bool
+
+
+@dataclass
+class SessionStore:
+    """Loads and saves sessions (see the module's docstring).
+
+    It remembers which items of each list it last stored for the chat it saves, and that
+    chat's revision, to write only the difference and to notice another process's turns.
+    """
+
+    paths: HomePaths
+    archive: RunArchive
+    _stored: dict[str, dict[str, list[Any]]] = field(default_factory=dict, repr=False)  # id -> list -> items
+    _revisions: dict[str, int] = field(default_factory=dict, repr=False)
+    _pointer: str | None = field(default=None, repr=False)  # the id Session.json last got from here
+
+    def transcript_path(self, session: SessionData) -> Path:
+        return self.paths.chats / f"{session.id}.md"
+
+    # ----- restoring ----------------------------------------------------------------------------
+
+    def load(self) -> tuple[SessionData, str | None]:
+        """The current session, or a fresh one with a one-line warning if it cannot be restored
+        whole (a broken file is kept aside; a transcript is never overwritten)."""
+        path = self.paths.session_file
+        if not path.exists():
+            return SessionData(), None
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            file = SessionFile.model_validate(raw)
+            session = SessionData.model_validate(raw)
+        except (json.JSONDecodeError, ValidationError, UnicodeDecodeError, OSError):
+            aside = aside_path(path)
+            try:
+                path.replace(aside)
+            except OSError:
+                pass
+            return SessionData(), (
+                f"Session.json could not be read; kept as {aside.name}, started a new chat "
+                "(transcripts in Chats/ are intact)."
+            )
+        if file.archived is None and file.history is not None:
+            return session, None  # an older file with the lists in it; the first save stores them
+        try:
+            restored = self.archived(file.id)
+        except sqlite3.Error as exc:
+            return self._fresh(session), self._unreadable(exc)
+        if restored is None:
+            if file.archived is not None and not any(file.archived.values()):
+                return session, None
+            return self._fresh(session), (
+                f"{self.paths.archive.name} no longer holds chat {file.id}; its transcript is "
+                f"Chats/{file.id}.md. Started a new chat."
+            )
+        self._pointer = file.id
+        return restored, None
+
+    def archived(self, session_id: str) -> SessionData | None:
+        """A session as the archive holds it (raises sqlite3.Error if it cannot be read)."""
+        stored = self.archive.load_session(session_id)
+        return None if stored is None else self._restore(stored)
+
+    def _restore(self, stored: StoredSession) -> SessionData:
+        session = with_items(SessionData.model_validate_json(stored.head), stored.items)
+        # An empty list without rows is stored as it is; a list without rows that the row's
+        # JSON carries (stored before lists had rows) is stored in full by the next save.
+        self._stored[session.id] = {
+            name: list(getattr(session, name)) for name in LISTS if name in stored.items or not getattr(session, name)
+        }
+        self._revisions[session.id] = stored.revision
+        return session
+
+    def changed_elsewhere(self, session: SessionData) -> SessionData | None:
+        """The session as stored now if another process saved turns to it since this store last
+        read or wrote it; None if not (or if the archive cannot tell)."""
+        known = self._revisions.get(session.id)
+        try:
+            if known is None or self.archive.revision(session.id) in (None, known):
+                return None
+            stored = self.archive.load_session(session.id)
+        except sqlite3.Error:
+            return None
+        return None if stored is None else self._restore(stored)
+
+    def _fresh(self, lost: SessionData) -> SessionData:
+        """A new session in place of one whose history cannot be read: saving that one would
+        overwrite its transcript, the one copy of its text left."""
+        return self.new_session(lost, save=False)
+
+    def _unreadable(self, exc: sqlite3.Error) -> str:
+        """The warning for an archive that cannot be read; a damaged one (not a lock, not a full
+        disk) is kept aside so that a fresh one takes the new chat."""
+        kept = ""
+        if type(exc) is sqlite3.DatabaseError:
+            try:
+                kept = f"kept as {self.archive.set_aside().name}, "
+            except OSError:
+                pass
+        return (
+            f"{self.paths.archive.name} could not be read ({exc}); {kept}started a new chat "
+            "(transcripts in Chats/ are intact)."
+        )
+
+    # ----- saving -------------------------------------------------------------------------------
+
+    def save(self, session: SessionData, *, transcript: bool = True) -> None:
+        """Store the session as it is (a new chat, a reopened one, a PDF or style chosen): what
+        changed in the archive, then the transcript and, if the current chat changed, Session.json.
+
+        Raises OSError (the archive's errors included) if anything cannot be written; what was
+        stored stays stored and the next save writes the rest.
+        """
+        try:
+            with self.archive.writing() as db:
+                remembered = self._store(session, db)
+        except sqlite3.Error as exc:
+            raise OSError(errno.EIO, f"cannot store the chat history: {exc}", str(self.paths.archive)) from exc
+        self._remember(*remembered)
+        self._point_at(session.id)
+        if transcript and session.history:
+            atomic_write_text(self.transcript_path(session), render_transcript(session))
+
+    def commit_turn(self, change: TurnChange, *, on_wait: Callable[[], None] | None = None) -> Committed:
+        """Save a turn in one transaction: its messages, the session's row and the turn's record,
+        then the transcript, all under the database's write lock (see the module's docstring).
+
+        If another process holds the lock (it is saving), `on_wait` is called and this one waits
+        for it. Raises OSError if anything cannot be written.
+        """
+        for patience_s in (0.25, 30.0):
+            try:
+                with self.archive.writing(busy_timeout_s=patience_s) as db:
+                    committed, remembered = self._commit(change, db)
+                    transcript_error = self._write_transcript(committed.session)
+                break
+            except sqlite3.OperationalError as exc:
+                if patience_s > 1 or "locked" not in str(exc):
+                    raise OSError(errno.EIO, f"cannot store the chat history: {exc}", str(self.paths.archive)) from exc
+                if on_wait is not None:
+                    on_wait()
+            except sqlite3.Error as exc:
+                raise OSError(errno.EIO, f"cannot store the chat history: {exc}", str(self.paths.archive)) from exc
+        self._remember(*remembered)
+        self._point_at(committed.session.id)
+        if transcript_error is not None:
+            raise transcript_error
+        return committed
+
+    def _commit(self, change: TurnChange, db: sqlite3.Connection) -> tuple[Committed, tuple[SessionData, int]]:
+        session = change.session
+        stored = db.execute("SELECT revision FROM sessions WHERE id = ?", (session.id,)).fetchone()
+        known = self._revisions.get(session.id)
+        if stored is None or known is None or stored[0] == known:
+            return Committed(session, merged=False), self._store(session, db, change.record)
+        # Another process saved turns to this chat: append this turn to the chat as it now is.
+        now = self.archive.load_session(session.id, db=db)
+        assert now is not None, "the row was just read in this transaction"
+        current = with_items(SessionData.model_validate_json(now.head), now.items)
+        merged = current.model_copy(
+            update={
+                "history": [*current.history, *change.appended],
+                "resubmissions": [*current.resubmissions, *change.resubmissions],
+                "last_outputs": {**current.last_outputs, **change.outputs},
+                "cost_usd": current.cost_usd + change.spent,
+                "last_mode": session.last_mode,
+                "last_style": session.last_style,
+            }
+        )
+        self._stored[session.id] = {name: list(getattr(current, name)) for name in LISTS}
+        return Committed(merged, merged=True), self._store(merged, db, change.record)
+
+    def _store(
+        self, session: SessionData, db: sqlite3.Connection, record: TurnRecord | None = None
+    ) -> tuple[SessionData, int]:
+        """Write the session's row, what changed in its lists and `record`, inside `db`; returns
+        what to remember once the transaction has committed."""
+        stored = self._stored.get(session.id, {})
+        changes: dict[str, ListChange] = {}
+        for name in LISTS:
+            items: list[Any] = getattr(session, name)
+            before = stored.get(name)
+            keep = 0 if before is None else unchanged_prefix(before, items)
+            if before is None or keep < len(before) or keep < len(items):
+                changes[name] = ListChange(keep, [item.model_dump_json() for item in items[keep:]])
+        history = session.history
+        row = SessionRow(
+            id=session.id,
+            first_question=next((m.text for m in history if m.role == "user"), ""),
+            turns=sum(1 for m in history if m.role == "assistant"),
+            cost_usd=session.cost_usd,
+            head=session.model_dump_json(exclude=set(LISTS)),
+        )
+        revision = self.archive.save_session(row, changes, db=db)
+        if record is not None:
+            self.archive.save_turn(record, db=db)
+        return session, revision
+
+    def _remember(self, session: SessionData, revision: int) -> None:
+        """Only the chat last saved is remembered: another one, reopened, is read afresh."""
+        self._stored = {session.id: {name: list(getattr(session, name)) for name in LISTS}}
+        self._revisions = {session.id: revision}
+
+    def _write_transcript(self, session: SessionData) -> OSError | None:
+        """Rewrite the transcript; a failure is returned (the turn is stored all the same)."""
+        if not session.history:
+            return None
+        try:
+            atomic_write_text(self.transcript_path(session), render_transcript(session))
+        except OSError as exc:
+            return exc
+        return None
+
+    def _point_at(self, session_id: str) -> None:
+        """Make Session.json name `session_id` (written only when that changes)."""
+        if self._pointer == session_id and self.paths.session_file.exists():
+            return
+        atomic_write_text(self.paths.session_file, json.dumps({"id": session_id}) + "\n")
+        self._pointer = session_id
+
+    def new_session(self, previous: SessionData | None = None, *, save: bool = True) -> SessionData:
+        """A fresh session with a new transcript name (never reusing the previous one's)."""
+        session = SessionData()
+        base, suffix = session.id, 1
+        while (
+            self.transcript_path(session).exists()
+            or (previous is not None and session.id == previous.id)
+            or self._stored_already(session.id)
+        ):
+            suffix += 1
+            session.id = f"{base}-{suffix}"
+        if save:
+            self.save(session)
+        return session
+
+    def _stored_already(self, session_id: str) -> bool:
+        """Whether the archive holds a chat of that id (a new chat must not take over an empty
+        one that was saved, say, at the first start)."""
+        try:
+            return self.archive.revision(session_id) is not None
+        except sqlite3.Error:
+            return False

@@ -1,0 +1,1 @@
+"""Small, pure text helpers: control characters stripped, Markdown blocks and code blocks."""

@@ -1,0 +1,391 @@
+"""The engine: runs one turn in a mode and yields typed events as it goes.
+
+A turn runs in its own task and talks to the consumer through a queue, so cancelling the turn
+(`cancel`, or the consumer going away) stops its calls at once. The engine is the only code
+that changes the session, and it does so in one place, `_commit`, when the turn ends: a final
+reply, a failure (its input is kept for a retry) or a cancel (nothing kept but the money spent).
+The save runs in a worker thread; the reply is announced only once it is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ensemble_tui.core.chat.modes import RunMode, Style
+from ensemble_tui.core.chat.provenance import Provenance, describe
+from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
+from ensemble_tui.core.chat.session import ChatMessage, SessionData
+from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.paper import quote_checks
+from ensemble_tui.core.paper.pdf import check_pdf
+from ensemble_tui.core.provider import ProviderError
+from ensemble_tui.core.store.session_store import TurnChange
+from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
+from ensemble_tui.core.turn.costs import BudgetExceeded
+from ensemble_tui.core.turn.events import (
+    ChatReloaded,
+    EngineEvent,
+    InputRecorded,
+    Notice,
+    ProposalReceived,
+    ProposerFailed,
+    ReplyCommitted,
+    RunFailed,
+    StatusChanged,
+    TurnRolledBack,
+)
+from ensemble_tui.core.turn.retry import RetryPolicy
+from ensemble_tui.core.turn.styles.table import STYLES
+from ensemble_tui.core.turn.turn import TurnContext, TurnRunner
+from ensemble_tui.core.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+_DONE = object()
+WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """What a turn answers, decided from the session as the turn starts (nothing is changed yet)."""
+
+    query: str
+    message: ChatMessage | None  # the new input, or None for a retry or a redo
+    withdrawn: ChatMessage | None  # the reply a redo replaces
+
+    def base(self, history: list[ChatMessage]) -> list[ChatMessage]:
+        """The history this turn's messages follow: a redo's old reply left out."""
+        return history[:-1] if self.withdrawn is not None else list(history)
+
+
+def turn_input(session: SessionData, text: str) -> TurnInput:
+    """The new input; else the input left without a reply (a retry); else a redo of the last reply."""
+    query = strip_control(text).strip()
+    if query:
+        return TurnInput(query, ChatMessage(role="user", text=query), None)
+    if session.pending_input is not None:
+        return TurnInput(session.pending_input, None, None)
+    if session.history:
+        withdrawn = session.history[-1]
+        return TurnInput(session.last_user_input or "", None, withdrawn)
+    return TurnInput("", None, None)
+
+
+@dataclass
+class Engine:
+    """Runs turns for one Workspace; only one turn runs at a time."""
+
+    workspace: Workspace
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    rng: random.Random = field(default_factory=random.Random)
+    sleep: Sleep = asyncio.sleep
+    timeout_s: float = 180.0
+    _task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _warned_models: set[str] = field(default_factory=set, repr=False)
+    _prompt_warnings_shown: int = 0  # placeholder typos are reported once each
+    _pdfs_noticed: set[Path | None] = field(default_factory=set, repr=False)  # "no text layer" said once
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def stop(self) -> None:
+        """Cancel the turn in flight, if any; it rolls back and its run ends with TurnRolledBack."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def cancel(self) -> None:
+        """Cancel the turn in flight, if any, and wait until it has rolled back."""
+        task = self._task
+        self.stop()
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def run(self, mode: RunMode, text: str, style: Style = Style.AGGREGATE) -> AsyncIterator[EngineEvent]:
+        """Run a turn: `text` is the new input, or empty to redo the last reply.
+
+        `style` decides how a multi-model mode deliberates; single modes ignore it.
+        """
+        await self.cancel()
+        queue: asyncio.Queue[object] = asyncio.Queue()
+        task = asyncio.create_task(self._turn(mode, text, style, queue.put_nowait))
+        task.add_done_callback(lambda _: queue.put_nowait(_DONE))
+        self._task = task
+        try:
+            # A run superseded by a newer one stops yielding: its consumer has moved on.
+            while (event := await queue.get()) is not _DONE and self._task is task:
+                yield event  # type: ignore[misc]
+        finally:
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            if self._task is task:
+                self._task = None
+
+    # ----- one turn ----------------------------------------------------------------------------
+
+    async def _turn(self, mode: RunMode, text: str, style: Style, emit: Callable[[EngineEvent], None]) -> None:
+        workspace = self.workspace
+        await self._catch_up(emit)
+        session = workspace.session
+        given = turn_input(session, text)
+        if not given.query:
+            emit(RunFailed("Nothing to redo yet - type a question first."))
+            return
+        record = TurnRecord(session=session.id, mode=mode.value, style=style.value, query=given.query)
+        caller: ModelCaller | None = None
+        runner: TurnRunner | None = None
+        warming: asyncio.Task[Any] | None = None
+        emit(
+            InputRecorded(
+                mode, given.query, redo=given.message is None, message=given.message, withdrawn=given.withdrawn
+            )
+        )
+        try:
+            context, left_out = self._context(mode, style, given.query, emit)
+            caller = context.caller
+            warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
+            runner = TurnRunner(context, emit, record, failures=left_out)
+            reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
+            checks = await self._check_quotes(reply.text, runner, warming, record, emit)
+        except asyncio.CancelledError:
+            if warming is not None:
+                warming.cancel()
+            await self._commit(given, mode, style, record, caller, runner, outcome="cancelled", emit=emit)
+            emit(
+                TurnRolledBack(
+                    given.message,
+                    given.withdrawn,
+                    {name: session.last_outputs.get(name) for name in (runner.outputs if runner else {})},
+                )
+            )
+            raise
+        except Exception as exc:  # every failure becomes one line; the input stays in place
+            if not isinstance(exc, (EnsembleError, ProviderError, BudgetExceeded)):
+                log.exception("turn failed unexpectedly")
+            if warming is not None:
+                warming.cancel()
+            await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
+            emit(RunFailed(failure_message(exc), input_kept=True))
+            return
+        message = ChatMessage(
+            role="assistant",
+            text=reply.text,
+            sources=list(reply.sources),
+            provenance=self._provenance(runner),
+            checks=checks.get(""),
+        )
+        data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
+        record.artifacts.append(Artifact("final", "", reply.text, data=data))
+        await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
+        emit(ReplyCommitted(message, mode))
+
+    async def _check_quotes(
+        self,
+        text: str,
+        runner: TurnRunner,
+        warming: asyncio.Task[Any] | None,
+        record: TurnRecord,
+        emit: Callable[[EngineEvent], None],
+    ) -> dict[str, dict[str, Any]]:
+        """The reply's and each proposal's quotes against the PDF (keyed "" for the reply); the
+        proposals' panes are shown again with their marks, and the record keeps every check."""
+        pdf = runner.context.caller.pdf
+        texts = {"": text, **{name: output.text for name, output in runner.outputs.items()}}
+        checks = await quote_checks.check_texts(texts, pdf, self.workspace.paths.cache, warming)
+        for name, found in list(checks.items()):
+            if found.get("notice"):  # a scan, or a PDF that cannot be read: said once, not per reply
+                if pdf not in self._pdfs_noticed:
+                    self._pdfs_noticed.add(pdf)
+                    emit(Notice(found["notice"]))
+                del checks[name]
+                continue
+            record.artifacts.append(Artifact("quotes", name, "", data=found))
+            if name in runner.outputs:
+                runner.outputs[name] = runner.outputs[name].model_copy(update={"checks": found})
+                emit(ProposalReceived(name, runner.outputs[name]))
+        return checks
+
+    async def _catch_up(self, emit: Callable[[EngineEvent], None]) -> None:
+        """Take in turns another process added to this chat since it was read."""
+        workspace = self.workspace
+        fresh = await asyncio.to_thread(workspace.store.changed_elsewhere, workspace.session)
+        if fresh is not None:
+            workspace.session = fresh
+            emit(reloaded(fresh))
+
+    def _provenance(self, runner: TurnRunner) -> Provenance:
+        """Who wrote the reply, from what the turn collected (kept beside the reply, never sent)."""
+        context = runner.context
+        participants = self.workspace.participants(context.mode)
+        names = (*participants, context.aggregator, *(row.author for row in runner.tally))
+        return describe(
+            context.mode,
+            context.style,
+            {name: context.caller.model_for(name) for name in names if name in self.workspace.configs},
+            participants=participants,
+            answered=[name for name in participants if name in runner.outputs],
+            failures=runner.failures,
+            aggregator=context.aggregator,
+            tally=runner.tally,
+        )
+
+    def _context(
+        self, mode: RunMode, style: Style, query: str, emit: Callable[[EngineEvent], None]
+    ) -> tuple[TurnContext, dict[str, str]]:
+        """Check the prompts, providers and PDF this turn needs (raises with one line if one is
+        missing) and fix what the turn will work with; also returns the proposers left out."""
+        workspace = self.workspace
+        participants = workspace.participants(mode)
+        multi = mode.is_multi
+        entry = STYLES[style]
+        workspace.prompts.check(
+            participants,
+            aggregator=multi and entry.uses_aggregator_prompts,
+            deliberation=entry.prompts if multi else (),
+        )
+        for warning in workspace.prompts.warnings[self._prompt_warnings_shown :]:
+            emit(Notice(warning))
+        self._prompt_warnings_shown = len(workspace.prompts.warnings)
+        left_out = self._check_providers(mode, participants, emit)
+        pdf: Path | None = check_pdf(workspace.session.pdf_path) if workspace.session.pdf_path else None
+        caller = ModelCaller(
+            providers=dict(workspace.providers),
+            configs=workspace.configs,
+            settings=workspace.settings,
+            policy=CallPolicy(self.retry, self.rng, self.sleep, self.timeout_s),
+            emit=emit,
+            pdf=pdf,
+            spent_before=workspace.session.cost_usd,
+            warned_models=self._warned_models,
+        )
+        notes = (
+            {name: getattr(provider, "pdf_note", None) or "" for name, provider in workspace.providers.items()}
+            if pdf
+            else {}
+        )
+        return TurnContext(
+            mode=mode,
+            style=style,
+            query=query,
+            history=workspace.session.answered_turns(),
+            prompts=workspace.prompts,
+            proposers=tuple(name for name in participants if name in workspace.providers),
+            aggregator=workspace.settings.aggregator,
+            debate_rounds=workspace.settings.debate_rounds,
+            caller=caller,
+            rng=self.rng,
+            pdf_notes=notes,
+        ), left_out
+
+    def _check_providers(
+        self, mode: RunMode, participants: tuple[str, ...], emit: Callable[[EngineEvent], None]
+    ) -> dict[str, str]:
+        """A single mode needs its model; a multi mode needs the aggregator and one proposer.
+
+        Proposers without a key are reported and left out (returned with why).
+        """
+        workspace = self.workspace
+        if (refused := workspace.refusal(mode)) is not None:
+            raise EnsembleError(refused)
+        missing = [name for name in participants if name not in workspace.providers]
+        reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
+        for name, reason in reasons.items():
+            emit(ProposerFailed(name, reason))
+        return reasons
+
+    # ----- the one commit point --------------------------------------------------------------
+
+    async def _commit(
+        self,
+        given: TurnInput,
+        mode: RunMode,
+        style: Style,
+        record: TurnRecord,
+        caller: ModelCaller | None,
+        runner: TurnRunner | None,
+        *,
+        outcome: str,
+        emit: Callable[[EngineEvent], None],
+        reply: ChatMessage | None = None,
+    ) -> None:
+        """Change the session once, as the turn's outcome says, and save it in a worker thread.
+
+        A final reply adds the input (if new) and the reply; a failure keeps the input, the
+        outputs and the resubmissions; a cancel keeps only the cost. A failed write is reported
+        and the session is kept in memory.
+        """
+        workspace = self.workspace
+        session = workspace.session
+        spent = caller.spent if caller else 0.0
+        record.outcome = outcome
+        record.calls = list(caller.calls) if caller else []
+        record.turn_cost_usd = spent
+        record.session_cost_usd = session.cost_usd + spent
+        kept = outcome != "cancelled"
+        history = list(session.history)
+        appended: list[ChatMessage] = []
+        if kept:
+            history = given.base(history) if reply is not None else history
+            if given.message is not None:
+                history.append(given.message)
+                appended.append(given.message)
+            if reply is not None:
+                history.append(reply)
+                appended = [appended[0] if appended else ChatMessage(role="user", text=given.query), reply]
+            elif given.withdrawn is not None:  # a failed redo: its question is left to retry
+                history = given.base(history)
+        outputs = dict(runner.outputs) if runner and kept else {}
+        resubmissions = list(runner.resubmissions) if runner and kept else []
+        after = session.model_copy(
+            update={
+                "history": history,
+                "resubmissions": [*session.resubmissions, *resubmissions],
+                "last_outputs": {**session.last_outputs, **outputs},
+                "cost_usd": session.cost_usd + spent,
+                "last_mode": mode.value if kept else session.last_mode,
+                "last_style": style.value if kept else session.last_style,
+            }
+        )
+        change = TurnChange(after, appended, resubmissions, outputs, spent, record if record.calls else None)
+        loop = asyncio.get_running_loop()
+
+        def waiting() -> None:
+            loop.call_soon_threadsafe(emit, StatusChanged(WAITING_FOR_OTHER))
+
+        workspace.session = after
+        try:
+            committed = await asyncio.shield(asyncio.to_thread(workspace.store.commit_turn, change, on_wait=waiting))
+        except OSError as exc:
+            emit(Notice(save_failure(exc, workspace.paths.root)))
+            return
+        workspace.session = committed.session
+        if committed.merged:  # the chat as it now stands, this turn's messages at its end
+            emit(reloaded(committed.session))
+
+
+def reloaded(session: SessionData) -> ChatReloaded:
+    return ChatReloaded(
+        tuple(session.history), tuple(session.resubmissions), dict(session.last_outputs), session.cost_usd
+    )
+
+
+def save_failure(exc: OSError, root: Path) -> str:
+    where = exc.filename or root
+    return f"Could not save {where} ({exc.strerror}) - free space or fix permissions; the chat is kept in memory."
+
+
+def failure_message(exc: BaseException) -> str:
+    """One concise line for any exception that ends a turn."""
+    if isinstance(exc, ProviderError):
+        return exc.message
+    if isinstance(exc, (EnsembleError, BudgetExceeded)):
+        return str(exc)
+    return f"Unexpected error ({type(exc).__name__}: {exc}) - the chat is saved; see the log for details."

@@ -1,0 +1,242 @@
+"""What a style works with: the turn's context, and the calls and gathering every style shares.
+
+A `TurnRunner` is handed a `TurnContext` (the question, the chat as of the turn's start, the
+prompts, who takes part, a caller) and collects what the turn produces: each model's latest
+output, the resubmissions, the record of the run. It never changes the session and never
+reaches back into an engine: the engine reads what it collected when the style returns, and
+commits it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TypeVar
+
+from ensemble_tui.core.chat.modes import RunMode, Style
+from ensemble_tui.core.chat.provenance import VoteRow
+from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
+from ensemble_tui.core.chat.session import ModelOutput, Resubmission
+from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.prompts import PromptLibrary
+from ensemble_tui.core.provider import ProviderError, Reply, Turn
+from ensemble_tui.core.turn.calls import ModelCaller
+from ensemble_tui.core.turn.events import (
+    EngineEvent,
+    ProposalReceived,
+    ProposerFailed,
+    Resubmitted,
+    StatusChanged,
+    VoteCounted,
+)
+from ensemble_tui.core.turn.retry import CallRole
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+SENDING = "Sending requests for proposals…"
+COLLECTING = "Collecting replies…"
+
+
+def user_message(history: tuple[Turn, ...], *parts: str) -> tuple[Turn, ...]:
+    """History plus one user turn made of `parts`, so roles always alternate."""
+    return history + (Turn("user", "\n\n---\n\n".join(part.strip() for part in parts if part.strip())),)
+
+
+class AllProposersFailed(EnsembleError):
+    """No proposer produced a proposal."""
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Everything a style may read, fixed when the turn starts."""
+
+    mode: RunMode
+    style: Style
+    query: str
+    history: tuple[Turn, ...]  # the answered chat before this turn's input
+    prompts: PromptLibrary
+    proposers: tuple[str, ...]  # the mode's models that can take part
+    aggregator: str  # also the council's chairman
+    debate_rounds: int
+    caller: ModelCaller
+    rng: random.Random
+    pdf_notes: Mapping[str, str] = field(default_factory=dict)  # provider -> how it got the PDF
+
+
+@dataclass
+class TurnRunner:
+    """Runs the shared steps of a turn for a style and collects what they produce."""
+
+    context: TurnContext
+    emit: Callable[[EngineEvent], None]
+    record: TurnRecord
+    outputs: dict[str, ModelOutput] = field(default_factory=dict)
+    resubmissions: list[Resubmission] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)  # proposer -> why it was left out
+    tally: tuple[VoteRow, ...] = ()  # a council's, vote's or debate's result, best first
+    round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
+
+    @property
+    def prompts(self) -> PromptLibrary:
+        return self.context.prompts
+
+    @property
+    def rng(self) -> random.Random:
+        return self.context.rng
+
+    def history(self) -> tuple[Turn, ...]:
+        """Answered history before this turn's input."""
+        return self.context.history
+
+    async def call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
+        return await self.context.caller.call(provider, role, system, messages)
+
+    def remember(self, provider: str, query: str, text: str) -> None:
+        """Keep a model's latest answer for its pane and the run report."""
+        output = ModelOutput(
+            query=query,
+            text=text,
+            model=self.context.caller.model_for(provider),
+            note=self.context.pdf_notes.get(provider, ""),
+        )
+        self.outputs[provider] = output
+        self.record.artifacts.append(Artifact("answer", provider, text, round=self.round))
+        self.emit(ProposalReceived(provider, output))
+
+    def resubmit(self, iteration: int, text: str) -> None:
+        """Log a synthesis request sent back to the proposers."""
+        resubmission = Resubmission(iteration=iteration, text=text)
+        self.resubmissions.append(resubmission)
+        self.record.artifacts.append(Artifact("resubmission", "", text, round=iteration))
+        self.emit(Resubmitted(resubmission))
+
+    def count_votes(self, style: Style, rows: tuple[VoteRow, ...]) -> None:
+        """Keep the tally (it goes beside the reply) and show it."""
+        self.tally = rows
+        self.emit(VoteCounted(style, rows))
+
+    def timed(self, started: float) -> float:
+        return round(time.monotonic() - started, 3)
+
+    # ----- single model -----------------------------------------------------------------------
+
+    async def run_single(self) -> Reply:
+        (provider,) = self.context.proposers
+        query = self.context.query
+        self.emit(StatusChanged(f"Waiting for {provider}…", waiting=(provider,)))
+        system = self.prompts.proposer_system(provider)
+        reply = await self.call(provider, "single", system, user_message(self.history(), query))
+        self.remember(provider, query, reply.text)
+        return reply
+
+    # ----- proposers --------------------------------------------------------------------------
+
+    async def gather(
+        self,
+        jobs: dict[str, Callable[[], Awaitable[R]]],
+        *,
+        status: str,
+        on_done: Callable[[str, R], None] | None = None,
+        on_failure: Callable[[str, str], None] | None = None,
+    ) -> dict[str, R]:
+        """Run one job per model concurrently, reporting progress as `status (k/n)`.
+
+        A job whose call fails (ProviderError) is reported through `on_failure` and left out;
+        the budget stop and bugs end the whole turn (the other jobs are cancelled).
+        """
+
+        async def attempt(name: str) -> tuple[str, R | ProviderError]:
+            try:
+                return name, await jobs[name]()
+            except ProviderError as exc:
+                return name, exc
+
+        tasks = [asyncio.create_task(attempt(name)) for name in jobs]
+        results: dict[str, R] = {}
+        failed: set[str] = set()
+        self.emit(StatusChanged(f"{status} (0/{len(tasks)})", waiting=tuple(jobs)))
+        try:
+            for finished in asyncio.as_completed(tasks):
+                name, outcome = await finished
+                if isinstance(outcome, ProviderError):
+                    failed.add(name)
+                    if on_failure:
+                        on_failure(name, outcome.message)
+                else:
+                    results[name] = outcome
+                    if on_done:
+                        on_done(name, outcome)
+                waiting = tuple(n for n in jobs if n not in results and n not in failed)
+                done = len(results) + len(failed)
+                self.emit(StatusChanged(f"{status} ({done}/{len(tasks)})", tuple(results), waiting))
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return results
+
+    async def propose(self, requests: dict[str, tuple[str, tuple[Turn, ...]]], query: str) -> dict[str, Reply]:
+        """A proposal round: each answer is shown in its model's pane; failures are skipped,
+        and their errors never reach a prompt. Raises AllProposersFailed if none answers."""
+        self.emit(StatusChanged(SENDING, waiting=tuple(requests)))
+        failures: list[str] = []
+
+        def failed(name: str, message: str) -> None:
+            failures.append(message)
+            self.failures.setdefault(name, message)
+            self.emit(ProposerFailed(name, message))
+
+        started = time.monotonic()
+        self.round += 1
+        jobs = {name: partial(self.call, name, "proposer", *request) for name, request in requests.items()}
+        replies = await self.gather(
+            jobs,
+            status=COLLECTING,
+            on_done=lambda name, reply: self.remember(name, query, reply.text),
+            on_failure=failed,
+        )
+        self.record.proposers_s.append(self.timed(started))
+        if not replies:
+            raise AllProposersFailed("Every proposer failed: " + "; ".join(failures))
+        return replies
+
+    async def first_answers(self, query: str) -> dict[str, str]:
+        """Every taking-part model answers the query as a proposer."""
+        history = self.history()
+        requests = {
+            name: (self.prompts.proposer_system(name), user_message(history, query)) for name in self.context.proposers
+        }
+        return {name: reply.text for name, reply in (await self.propose(requests, query)).items()}
+
+    async def call_parsed(
+        self,
+        name: str,
+        role: CallRole,
+        system: str,
+        messages: tuple[Turn, ...],
+        parse: Callable[[str], T],
+        repair: str,
+    ) -> tuple[Reply, T | None, str | None]:
+        """A call whose reply must parse; one repair request if it does not.
+
+        Returns the last reply, the parsed value (None if both attempts failed) and the
+        parse error. The repair shows the model its own reply and what was wrong with it.
+        """
+        reply = await self.call(name, role, system, messages)
+        try:
+            return reply, parse(reply.text), None
+        except ValueError as first_error:
+            retry_messages = messages + (
+                Turn("assistant", reply.text),
+                Turn("user", f"{repair}\n\nThe problem: {first_error}."),
+            )
+        reply = await self.call(name, role, system, retry_messages)
+        try:
+            return reply, parse(reply.text), None
+        except ValueError as error:
+            return reply, None, str(error)

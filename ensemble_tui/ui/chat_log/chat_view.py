@@ -1,0 +1,374 @@
+"""The chat log: user inputs and final replies, newest at the bottom, rendered cheaply.
+
+Each message is one `Static` holding a Rich Markdown renderable (about 20x cheaper to mount
+than a `textual.widgets.Markdown`, see DESIGN.md). Only the newest `BATCH` messages are mounted
+when a chat opens; older ones are mounted a batch at a time on request, so opening a 200-turn
+chat costs the same as opening a 20-turn one. Notices (errors, the budget stop, warnings) are
+lines between messages that belong to this run of the app only; they are not in the history.
+
+The log is anchored to its end (Textual's `anchor()`), so the frame that first lays out a new
+message already shows it; scrolling to the end after a refresh instead missed one new reply in
+three (the refresh came before the mount had finished) and cost a second layout pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Static
+
+from ensemble_tui.core.chat.modes import Style
+from ensemble_tui.core.chat.session import ChatMessage, unchanged_prefix
+from ensemble_tui.core.text.markdown_blocks import keep_line_breaks
+from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.ui.chat_log.math_hold import HeldMath, OpeningPlan, may_hold_math, release_after_frame
+from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
+from ensemble_tui.ui.chat_log.rendering import RenderedOnce, markdown, plain
+from ensemble_tui.ui.chat_log.reveal import RevealsStart
+from ensemble_tui.ui.chat_log.vote_view import vote_table
+
+BATCH = 20
+# Opening a chat mounts the newest messages up to about this much text (a few screens), at
+# least MIN_SHOWN of them: rendering cost follows the text, not the number of messages.
+OPENING_CHARS = 6_000
+MIN_SHOWN = 4
+NoticeKind = Literal["error", "warning", "info"]
+_NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info": "• "}
+
+
+def message_renderable(message: ChatMessage, math: bool | None = None) -> RenderableType:
+    """A message as shown: Markdown, then its sources as plain lines (never as live links), then
+    for a reply who wrote it, in one dim line, and the tally of its vote.
+
+    Rendered once per width (RenderedOnce), not once to measure and again to draw: this is in
+    the frame that first shows a new reply. Plain text (a message too long for Markdown) is
+    left as Text, which Textual renders cheaply itself. `math`: as `rendering.markdown`.
+    """
+    shown, summary = marked(message.text, message.checks)
+    body = with_marks(markdown(keep_line_breaks(shown) if message.role == "user" else shown, math), message.checks)
+    extras: list[RenderableType] = [summary] if summary is not None else []
+    if message.sources:
+        sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
+        for number, url in enumerate(message.sources, start=1):
+            sources.append(f"\n {number}. ")
+            sources.append_text(plain(url))
+        extras.append(sources)
+    provenance = message.provenance
+    if provenance is not None:
+        extras.append(Text(strip_control(provenance.line), style="dim"))  # ends with a newline, as Sources
+        if provenance.tally and provenance.style:
+            extras.append(vote_table(Style.parse(provenance.style), provenance.tally))
+    if not extras:
+        return body if isinstance(body, Text) else RenderedOnce(body)
+    if isinstance(body, Text) and all(isinstance(extra, Text) for extra in extras):
+        combined = body.copy()  # plain text stays Text, which Textual renders cheaply itself
+        for extra in extras:
+            combined.append("\n\n")
+            combined.append_text(extra)  # type: ignore[arg-type]
+        return combined
+    parts: list[RenderableType] = [body]
+    for extra in extras:
+        parts += [Text(""), extra]
+    return RenderedOnce(Group(*parts))
+
+
+def opening_start(items: Sequence[Any]) -> int:
+    """Index of the first item to mount when a log opens: the newest items, bounded by count and
+    by the amount of text, so a chat of long replies opens as fast as one of short ones."""
+    start, chars = len(items), 0
+    while start > 0 and len(items) - start < BATCH:
+        chars += len(getattr(items[start - 1], "text", ""))
+        if chars > OPENING_CHARS and len(items) - start >= MIN_SHOWN:
+            break
+        start -= 1
+    return start
+
+
+class LogEntry(Static):
+    """One item of a MessageLog; `item` is what it shows (compared when the log is synced)."""
+
+    held_math: HeldMath | None = None  # math converted after the log's first frame (ui/chat_log/math_hold.py)
+    plan: OpeningPlan | None = None
+
+    def __init__(self, item: Any, renderable: RenderableType, classes: str) -> None:
+        super().__init__(renderable, classes=classes)
+        self.item = item
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        if self.plan is not None and width and not self.plan.settled:
+            app = self.app
+            # The body's size (at least the log's view: min-height 100%), else the screen's.
+            view = container.height or viewport.height
+            self.plan.settle(app.console, app.console_options.update_width(width).update(highlight=False), view)
+        return super().get_content_height(container, viewport, width)
+
+
+class ChatEntry(LogEntry):
+    """One user input or final reply; a click on a code block of a reply copies that block."""
+
+    class CodeBlockClicked(Message):
+        def __init__(self, message: ChatMessage, index: int) -> None:
+            super().__init__()
+            self.message = message
+            self.index = index
+
+    def __init__(self, message: ChatMessage, hold_math: bool = False) -> None:
+        held = None
+        if hold_math and may_hold_math(message):
+            held = HeldMath(lambda math: message_renderable(message, math))
+        super().__init__(message, held or message_renderable(message), f"chat-entry -{message.role}")
+        self.message = message
+        self.held_math = held
+
+    @classmethod
+    def opening(cls, message: ChatMessage) -> ChatEntry:
+        """An entry of a log being opened: its math may wait for the first frame (math_hold.py)."""
+        return cls(message, hold_math=True)
+
+    def on_click(self, event: events.Click) -> None:
+        if self.message.role != "assistant" or "```" not in self.message.text and "~~~" not in self.message.text:
+            return
+        index = self.code_block_at(event.y)
+        if index is not None:
+            event.stop()
+            self.post_message(self.CodeBlockClicked(self.message, index))
+
+    def code_block_at(self, y: int) -> int | None:
+        """The code block drawn on line `y` of this entry (rendered at its width), if any."""
+        from ensemble_tui.core.text.code_blocks import fenced_blocks
+
+        console = self.app.console
+        options = console.options.update_width(max(1, self.content_region.width))
+        lines = ["".join(s.text for s in line).strip() for line in console.render_lines(self.content, options)]
+        start = 0
+        for index, block in enumerate(fenced_blocks(self.message.text)):
+            code = [line.strip() for line in block.code.splitlines()] or [""]
+            first = next((n for n in range(start, len(lines)) if code[0] and code[0] in lines[n]), None)
+            if first is None:
+                continue
+            last = first + len(code) - 1
+            if first - 1 <= y <= last + 1:  # the block's padding lines count too
+                return index
+            start = last + 1
+        return None
+
+
+def notice_line(text: str, kind: NoticeKind) -> Text:
+    line = Text(_NOTICE_MARK[kind], end="")
+    line.append_text(plain(text))
+    return line
+
+
+class ChatNotice(Static):
+    """One concise line about the run (error, budget stop, skipped proposer, warning)."""
+
+    def __init__(self, text: str, kind: NoticeKind = "info") -> None:
+        super().__init__(notice_line(text, kind), classes=f"chat-notice -{kind}")
+        self.kind = kind
+
+    def set_text(self, text: str, kind: NoticeKind) -> None:
+        """Rewrite the line in place (a line that fills in as a run goes, e.g. reviews)."""
+        self.update(notice_line(text, kind))
+        self.remove_class(f"-{self.kind}")
+        self.add_class(f"-{kind}")
+        self.kind = kind
+
+
+class VoteNotice(Static):
+    """The tally of a council, vote or debate, as a small table between the messages."""
+
+    def __init__(self, table: RenderableType) -> None:
+        super().__init__(table, classes="chat-notice -vote")
+
+
+class EarlierButton(Button):
+    """Mounts the next batch of older messages above the ones shown."""
+
+
+class MessageLog(RevealsStart, VerticalScroll):
+    """A scrolling list mirroring a list of items (chat messages, resubmissions) that only
+    changes at its end; entries are mounted lazily from the end.
+
+    A log in a lazily mounted pane (Resubmissions) may be given its items before it is
+    mounted: it keeps them and mounts their entries when it is mounted itself.
+
+    The entries live in one body container at least as tall as the log. The log is anchored
+    (see `_scroll_to_newest`), and Textual anchors by aligning the bottom of the content with
+    the bottom of the view, which would push a short log down to the bottom; a body that fills
+    the view keeps a short log at the top, as it always was, and changes nothing once it
+    overflows.
+    """
+
+    DEFAULT_CSS = """
+    MessageLog > .message-log-body {
+        height: auto;
+        min-height: 100%;
+    }
+    """
+
+    def __init__(
+        self,
+        entry_factory: Callable[[Any], LogEntry] = ChatEntry,
+        *,
+        empty_hint: str = "",
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes="message-log")
+        self._entry_factory = entry_factory
+        self._messages: list[Any] = []
+        self._entries: list[LogEntry] = []
+        self._first_shown = 0
+        self._empty_hint = empty_hint
+        self._can_mount = False  # set on mount: before that, show() and sync() only keep the items
+        self._pending: list[Any] | None = None  # items given before mount
+        self._body = Vertical(classes="message-log-body")
+
+    def compose(self) -> ComposeResult:
+        yield self._body
+
+    @property
+    def hidden_count(self) -> int:
+        """Older messages not mounted yet."""
+        return self._first_shown
+
+    @property
+    def entries(self) -> list[LogEntry]:
+        return list(self._entries)
+
+    @property
+    def items(self) -> list[Any]:
+        """The items shown (or to be shown once mounted), oldest first; a copy."""
+        return list(self._pending if self._pending is not None else self._messages)
+
+    def on_mount(self) -> None:
+        if not self._body.is_attached:
+            return  # mounted as the app quits: the body was never mounted
+        self._can_mount = True
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.show(pending)
+
+    def show(self, history: Sequence[Any]) -> None:
+        """Replace everything (a new chat, or the session at start) with `history`."""
+        if not self._can_mount:
+            self._pending = list(history)
+            return
+        self._body.remove_children()
+        self._messages = list(history)
+        self._first_shown = opening_start(self._messages)
+        factory = getattr(self._entry_factory, "opening", self._entry_factory)
+        self._entries = [factory(message) for message in self._messages[self._first_shown :]]
+        self._plan_opening()
+        widgets: list[Static | Button] = []
+        if self._first_shown:
+            widgets.append(self._earlier_button())
+        elif not self._entries and self._empty_hint:
+            widgets.append(Static(plain(self._empty_hint), classes="empty-hint"))
+        self._body.mount_all([*widgets, *self._entries])
+        self._scroll_to_newest()
+
+    def _plan_opening(self) -> None:
+        """Entries holding their math get a plan (math_hold.py): converted before the first frame
+        if it could show their formulas, else right after it."""
+        if not any(entry.held_math is not None for entry in self._entries):
+            return
+        plan = OpeningPlan(self._entries, lambda text: markdown(text, math=False))
+        for entry in self._entries:
+            entry.plan = plan
+        self.call_after_refresh(release_after_frame, self, plan)
+
+    def sync(self, history: Sequence[Any]) -> None:
+        """Bring the shown messages in line with `history`, which only ever changes at its end.
+
+        Messages after the first difference are removed and the rest mounted; notices stay.
+        """
+        if not self._can_mount:
+            self._pending = list(history)
+            return
+        common = unchanged_prefix(self._messages, history)
+        if common < self._first_shown:
+            self.show(history)
+            return
+        keep = common - self._first_shown
+        stale, self._entries = self._entries[keep:], self._entries[:keep]
+        for entry in stale:
+            entry.remove()
+        self._messages = list(history)
+        fresh = [self._entry_factory(message) for message in self._messages[common:]]
+        if fresh:
+            self.query(".empty-hint").remove()
+            self._entries.extend(fresh)
+            self._body.mount_all(fresh)
+            self._scroll_to_newest()
+
+    def add_notice(self, text: str, kind: NoticeKind = "info") -> ChatNotice:
+        notice = ChatNotice(text, kind)
+        self.add_widget(notice)
+        return notice
+
+    def add_widget(self, widget: Static) -> None:
+        """Mount a notice-like widget after everything shown (it stays when the log is synced)."""
+        self.query(".empty-hint").remove()
+        self._body.mount(widget)
+        self._scroll_to_newest()
+
+    def load_earlier(self) -> int:
+        """Mount up to BATCH older messages above those shown; returns how many."""
+        if not self._first_shown:
+            return 0
+        self.release_anchor()  # or the compositor would pull the view back to the end
+        start = max(0, self._first_shown - BATCH)
+        older = [self._entry_factory(message) for message in self._messages[start : self._first_shown]]
+        self._first_shown = start
+        # Keep the view where it was: the first entry shown so far stays at the same place on
+        # screen, however much was mounted above it.
+        first, old_y = (self._entries[0] if self._entries else None), self.scroll_y
+        first_y = first.virtual_region.y if first is not None else 0
+        self.query(EarlierButton).remove()
+        self._body.mount_all(older, before=0)
+        self._entries[:0] = older
+        if self._first_shown:
+            self._body.mount(self._earlier_button(), before=0)
+
+        def keep_place() -> None:
+            moved = first.virtual_region.y - first_y if first is not None else 0
+            self.scroll_to(y=old_y + moved, animate=False)
+
+        self.call_after_refresh(keep_place)
+        return len(older)
+
+    def _earlier_button(self) -> EarlierButton:
+        count = min(BATCH, self._first_shown)
+        return EarlierButton(
+            f"▲ Show {count} earlier messages ({self._first_shown} not shown)", classes="earlier", compact=True
+        )
+
+    def item_in_view(self) -> Any | None:
+        """The item being read: the last entry whose top is above the middle of the view (the
+        one last scrolled to), else the first shown."""
+        middle = self.scroll_y + self.scrollable_content_region.height // 2
+        shown = [entry for entry in self._entries if entry.virtual_region.y <= middle]
+        entry = shown[-1] if shown else (self._entries[0] if self._entries else None)
+        return entry.item if entry is not None else None
+
+    def _scroll_to_newest(self) -> None:
+        """Bring the newest entry into view, in the frame that first lays it out.
+
+        Anchoring makes the compositor scroll the log to its end while it arranges the new
+        entries, however long their mount takes; calling it again re-anchors a log the user had
+        scrolled up in, so a new message always comes into view. A log in a hidden pane stays
+        anchored and is laid out at its end when it is shown.
+        """
+        self.anchor()
+
+    @on(EarlierButton.Pressed)
+    def _earlier_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.load_earlier()

@@ -1,0 +1,2 @@
+"""The turn on screen: the keys that start one, the controller that runs it in a worker, and
+what it records."""

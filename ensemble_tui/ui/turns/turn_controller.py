@@ -1,0 +1,291 @@
+"""The turn on screen: one widget owns the worker, the run id, the buttons' state and the status.
+
+The worker runs the engine and posts each core event to this widget as a `TurnEventPosted`
+message; `_render` shows exactly what the event carries (the input, a proposal, a resubmission,
+the cost, the committed reply, the rollback). The session is never read here: a chat is read
+only where it is opened (the app's `_show_session`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual import on, work
+from textual.message import Message
+from textual.widget import Widget
+from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
+
+from ensemble_tui.core.chat.modes import RunMode, Style
+from ensemble_tui.ui.chat_log.chat_view import ChatNotice, VoteNotice
+from ensemble_tui.ui.chat_log.vote_view import ReviewOutcome, review_line, vote_table
+from ensemble_tui.ui.turns.turns import ActiveTurn
+from ensemble_tui.ui.widgets.status_bar import elapsed_text
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.turn.engine import Engine
+    from ensemble_tui.core.turn.events import EngineEvent
+    from ensemble_tui.ui.chat_log.chat_view import NoticeKind
+    from ensemble_tui.ui.drafts import DraftKeeper
+    from ensemble_tui.ui.notify import ReplyNotifier
+    from ensemble_tui.ui.panes.chat import ChatPane
+    from ensemble_tui.ui.panes.model import ModelPane
+    from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
+    from ensemble_tui.ui.turns.collector import CollectorPolicy
+
+log = logging.getLogger(__name__)
+
+SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/turns/collector.py)
+CANCELLED = "Cancelled - nothing of that run was kept."
+
+
+class TurnHost(Protocol):
+    """What the controller needs of the app around it."""
+
+    engine: Engine
+    drafts: DraftKeeper
+    notifier: ReplyNotifier
+    collector: CollectorPolicy
+    cancel_key: str
+    default_mode: RunMode
+    style: Style
+
+    @property
+    def chat(self) -> ChatPane: ...
+    @property
+    def resubmissions(self) -> ResubmissionsPane: ...
+    @property
+    def notifications_on(self) -> bool: ...
+    def model_pane(self, provider: str) -> ModelPane: ...
+    def show_pane(self, pane_id: str) -> None: ...
+    def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
+    def mark_actions(self) -> None: ...
+    def turn_ended(self) -> None: ...
+    def notify(self, message: str, **kwargs: Any) -> None: ...
+
+
+class TurnEventPosted(Message):
+    """One engine event from run `run_id` (late events of a superseded run are dropped)."""
+
+    def __init__(self, run_id: int, event: EngineEvent) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.event = event
+
+
+class TurnController(Widget):
+    """Starts, cancels and shows turns; invisible itself."""
+
+    DEFAULT_CSS = "TurnController { display: none; }"
+
+    def __init__(self, host: TurnHost) -> None:
+        super().__init__()
+        self.host = host
+        self.turn: ActiveTurn | None = None
+        self._run_counter = 0
+        self._review_notice: ChatNotice | None = None
+
+    # ----- starting and stopping ------------------------------------------------------------
+
+    def choose_mode(self, mode: RunMode, text: str) -> None:
+        """An action button or key: send `text`; during a run, the run's own mode cancels it and
+        any other starts nothing (the calls already paid for are not thrown away)."""
+        turn = self.turn
+        if turn is None:
+            self.start(mode, text)
+        elif mode == turn.mode:  # == : a SingleModel is a new value each time a key makes one
+            self.cancel()
+        else:
+            self.host.notify(self.busy_message(), severity="warning", markup=False)
+
+    def busy_message(self) -> str:
+        return f"A reply is under way: {self.host.cancel_key} cancels it."
+
+    def start(self, mode: RunMode, text: str) -> None:
+        host = self.host
+        self._run_counter += 1
+        turn = ActiveTurn(self._run_counter, mode, text, host.style)
+        self.turn = turn
+        host.default_mode = mode
+        self._review_notice = None
+        host.show_pane("chat")
+        host.chat.status.start(f"Starting {turn.label}…", hint=f"{host.cancel_key} cancels")
+        host.mark_actions()
+        host.collector.pause()  # no full collection mid-turn (see ui/turns/collector.py)
+        turn.worker = self._drive(turn)
+        host.drafts.flush()  # the question is on disk until its turn is saved
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def _drive(self, turn: ActiveTurn) -> None:
+        """Run one turn and forward its events; starting another turn cancels this worker."""
+        async for event in self.host.engine.run(turn.mode, turn.text, turn.style):
+            self.post_message(TurnEventPosted(turn.run_id, event))
+
+    def cancel(self) -> None:
+        """Esc: the engine rolls the turn back and says so (TurnRolledBack)."""
+        if self.turn is not None:
+            self.host.engine.stop()
+
+    async def stop(self) -> str:
+        """Cancel the run (if any) and wait until the core has rolled it back; returns its text."""
+        turn, self.turn = self.turn, None
+        if turn is None:
+            return ""
+        self.host.engine.stop()
+        if turn.worker is not None:
+            try:
+                await turn.worker.wait()
+            except (WorkerCancelled, WorkerFailed, WorkerError):
+                pass
+        self.host.chat.status.stop(CANCELLED)
+        self.call_after_refresh(self._collect_between_turns)
+        return turn.text
+
+    @on(Worker.StateChanged)
+    def _worker_ended(self, event: Worker.StateChanged) -> None:
+        """A worker that ends before its turn's last event: a bug in the turn, or a cancel."""
+        turn = self.turn
+        if event.worker.group != "turn" or turn is None or event.worker is not turn.worker:
+            return
+        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        host = self.host
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            log.error("the turn worker failed", exc_info=error)
+            host.add_notice(f"Unexpected error ({type(error).__name__}: {error}) - the chat is saved.", "error")
+            host.chat.status.stop("Stopped by an unexpected error.")
+            if not turn.input_kept:
+                host.chat.input.restore(turn.text)  # the engine never kept it: keep it here
+        else:
+            host.chat.status.stop("Stopped.")
+        self._finish()
+
+    def _finish(self) -> None:
+        """The turn is over (its last event has been shown): the next one may start at once."""
+        self.turn = None
+        self.host.turn_ended()
+        self.call_after_refresh(self._collect_between_turns)
+
+    def _collect_between_turns(self) -> None:
+        """Full collections wait until the app has been idle for a moment after the turn
+        (not on the reply's frame, nor on keys typed as it arrives): then one runs, and what
+        a first use of an SDK left behind is frozen. Back-to-back turns keep waiting."""
+        if self.turn is None:
+            self.set_timer(SETTLE_DELAY_S, self._settle_if_idle)
+
+    def _settle_if_idle(self) -> None:
+        if self.turn is None:
+            self.host.collector.resume()
+            self.host.collector.settle()
+
+    # ----- rendering what each event carries ---------------------------------------------------
+
+    @on(TurnEventPosted)
+    def _event_posted(self, message: TurnEventPosted) -> None:
+        message.stop()
+        turn = self.turn
+        if turn is None or turn.run_id != message.run_id:
+            return  # a late event of a run that was superseded or stopped
+        self._render(turn, message.event)
+
+    def _render(self, turn: ActiveTurn, event: EngineEvent) -> None:
+        from ensemble_tui.core.turn import events as ev
+
+        host = self.host
+        chat = host.chat.log_view
+        if isinstance(event, ev.InputRecorded):
+            turn.shown_input, turn.withdrawn = event.message, event.withdrawn
+            shown = chat.items
+            if event.withdrawn is not None and shown and shown[-1] is event.withdrawn:
+                shown.pop()
+            chat.sync([*shown, event.message] if event.message is not None else shown)
+        elif isinstance(event, ev.ChatReloaded):
+            turn.shown_input = turn.withdrawn = None  # the chat is shown as it now stands
+            chat.sync(list(event.history))
+            host.resubmissions.log_view.sync(list(event.resubmissions))
+            host.chat.status.set_cost(event.cost_usd)
+        elif isinstance(event, ev.StatusChanged):
+            host.chat.status.update_status(event.text, event.answered, event.waiting)
+        elif isinstance(event, ev.RetryScheduled):
+            host.chat.status.set_retry(event.line)
+        elif isinstance(event, ev.ProposalReceived):
+            host.model_pane(event.provider).show(event.output, event.output.model)
+        elif isinstance(event, ev.ProposerFailed):
+            host.add_notice(f"Left out of this reply - {event.message}", "warning")
+        elif isinstance(event, ev.Resubmitted):
+            turn.resubmissions.append(event.resubmission)
+            log_view = host.resubmissions.log_view
+            log_view.sync([*log_view.items, event.resubmission])
+        elif isinstance(event, ev.ReviewReceived):
+            self._review_arrived(turn, event)
+        elif isinstance(event, ev.VoteCounted):  # shown until the reply shows it beside itself
+            turn.vote_notice = VoteNotice(vote_table(event.style, event.rows))
+            chat.add_widget(turn.vote_notice)
+        elif isinstance(event, ev.CostUpdated):
+            host.chat.status.set_cost(event.session_cost_usd)
+        elif isinstance(event, ev.Notice):
+            host.add_notice(event.message, "info")
+        elif isinstance(event, ev.ReplyCommitted):
+            self._reply_committed(turn, event)
+        elif isinstance(event, ev.RunFailed):
+            turn.input_kept = event.input_kept
+            host.add_notice(event.message, "error")
+            retry = " Enter on an empty input retries it." if event.input_kept else ""
+            host.chat.status.stop(f"The run stopped.{retry}")
+            host.drafts.changed()
+            self._finish()
+        elif isinstance(event, ev.TurnRolledBack):
+            self._rolled_back(turn, event)
+            self._finish()
+
+    def _unshow(self, turn: ActiveTurn) -> None:
+        """Take the turn's input off the chat and give back the reply a redo withdrew."""
+        chat = self.host.chat.log_view
+        shown = chat.items
+        if turn.shown_input is not None and shown and shown[-1] is turn.shown_input:
+            shown.pop()
+        if turn.withdrawn is not None and (not shown or shown[-1] is not turn.withdrawn):
+            shown.append(turn.withdrawn)
+        turn.shown_input = turn.withdrawn = None
+        chat.sync(shown)
+
+    def _review_arrived(self, turn: ActiveTurn, event: Any) -> None:
+        """One line per turn that fills in as reviews arrive; unreadable ballots are marked."""
+        turn.reviews[event.reviewer] = ReviewOutcome(event.accepted, event.problem)
+        line = review_line(turn.style, turn.reviews)
+        kind = "info" if all(outcome.accepted for outcome in turn.reviews.values()) else "warning"
+        if self._review_notice is None:
+            self._review_notice = self.host.chat.log_view.add_notice(line, kind)
+        else:
+            self._review_notice.set_text(line, kind)
+
+    def _reply_committed(self, turn: ActiveTurn, event: Any) -> None:
+        host = self.host
+        turn.input_kept = True
+        chat = host.chat.log_view
+        if turn.vote_notice is not None:
+            turn.vote_notice.remove()
+        shown = chat.items
+        if not shown or shown[-1] is not event.message:  # a reloaded chat may hold it already
+            chat.sync([*shown, event.message])
+        chat.reveal_start(event.message)
+        host.chat.status.stop(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
+        host.drafts.changed()  # its question is in the chat now
+        if host.notifications_on:
+            summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
+            self.run_worker(host.notifier.reply_complete(self.app, summary), group="notify", exit_on_error=False)
+        self._finish()
+
+    def _rolled_back(self, turn: ActiveTurn, event: Any) -> None:
+        """Undo on screen what the turn showed: its input (back into the box), the reply a redo
+        withdrew, its proposals and its resubmissions."""
+        host = self.host
+        self._unshow(turn)
+        for provider, output in event.outputs.items():
+            host.model_pane(provider).replace_output(output)
+        if turn.resubmissions:
+            log_view = host.resubmissions.log_view
+            log_view.sync([r for r in log_view.items if all(r is not mine for mine in turn.resubmissions)])
+        host.chat.status.stop(CANCELLED)
+        host.chat.input.restore(turn.text)
