@@ -33,11 +33,22 @@ def demo_home() -> Path:
 
 def open_workspace(home: str | Path | None, demo: bool = False) -> Workspace:
     """The home folder (`--home`, else as `resolve_home` finds it; the demo's own for `--demo`),
-    seeded and read; raises EnsembleError if it is unusable."""
-    from ensemble_tui.core.store.home import resolve_home
+    made private to the user, seeded and read; raises EnsembleError if it is unusable.
+
+    An untrusted folder that looks like a home, and an existing home that others could read,
+    each get one line on stderr (before the app takes the terminal)."""
+    import sys
+
+    from ensemble_tui.core.store.home import make_private, resolve_home
     from ensemble_tui.core.workspace import Workspace
 
-    root = resolve_home(str(home) if home else None) if home or not demo else demo_home()
+    def say(line: str) -> None:
+        print(f"ensemble-tui: {line}", file=sys.stderr)
+
+    root = resolve_home(str(home) if home else None, notice=say) if home or not demo else demo_home()
+    tightened = make_private(root)
+    if tightened:
+        say(f"made the home folder {root} private to you (0700 folders, 0600 files): {', '.join(tightened)}")
     return Workspace.open(root)
 
 

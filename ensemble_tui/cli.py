@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ensemble_tui import __version__, export_command, files_command
+from ensemble_tui import __version__, export_command, files_command, trust_command
 from ensemble_tui.bootstrap import collector_hold, open_workspace
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
     files_command.add_parser(commands)
     export_command.add_parsers(commands)
+    trust_command.add_parser(commands)
     return parser
 
 
@@ -60,7 +61,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         default=argparse.SUPPRESS,
         help="home folder for prompts, configurations and chats (default: $ENSEMBLE_TUI_HOME, the current "
-        "folder if it holds Prompts/ and Configurations/, else the user data folder)",
+        "folder if you trusted it with `ensemble-tui trust`, else the user data folder)",
     )
     parser.add_argument("--pdf", metavar="PATH", default=argparse.SUPPRESS, help="select this PDF for the session")
     parser.add_argument(
@@ -78,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo: bool = getattr(args, "demo", False)
     from ensemble_tui.core.errors import EnsembleError
 
+    if args.command == "trust":
+        return trust_command.run(args)
     with collector_hold(args.command):
         try:
             workspace = open_workspace(home, demo)

@@ -19,7 +19,7 @@ REPO_SAMPLE = Path(__file__).resolve().parent / "data" / "sample.pdf"
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test reads the user's keys, home folder or base URLs."""
+    """No test reads the user's keys, home folder, trusted folders or base URLs."""
     for name in (
         "ENSEMBLE_TUI_HOME",
         "OPENAI_API_KEY",
@@ -32,6 +32,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("ENSEMBLE_TUI_CONFIG", str(tmp_path / "config"))  # trusted folders (core/store/trust.py)
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
-"""Where keys and base URLs come from: the environment first, then `.env` files.
+"""Where keys and base URLs come from: the environment first, then the home folder's `.env`.
 
-`.env` files are read with python-dotenv's `dotenv_values` into a private mapping and never
+The `.env` is read with python-dotenv's `dotenv_values` into a private mapping and never
 written into `os.environ`, so a key meant for this app does not leak into child processes or
 into the SDKs' own environment lookups. The key *value* never leaves this module's callers'
 hands: errors and logs name the variable (`key_var`), never its content.
@@ -46,26 +46,19 @@ def read_dotenv(path: Path) -> dict[str, str]:
     return {name: value for name, value in values.items() if value}
 
 
-def environment_view(
-    env: Mapping[str, str] | None = None, *, home: Path | None = None, cwd: Path | None = None
-) -> dict[str, str]:
-    """The variables adapters read: the app home's `.env`, overridden by the current folder's
-    `.env`, overridden by the environment (`env`, or `os.environ` when None).
+def environment_view(env: Mapping[str, str] | None = None, *, home: Path | None = None) -> dict[str, str]:
+    """The variables adapters read: the app home's `.env`, overridden by the environment (`env`,
+    or `os.environ` when None).
 
-    The environment wins so that a one-off `OPENAI_API_KEY=... ensemble-tui` behaves as users
-    expect; the current folder beats the home folder because it is the more specific place.
+    Only the home's `.env` is read: the home is a folder the user chose (`--home`,
+    $ENSEMBLE_TUI_HOME, a trusted folder or the user data folder; core/store/home.py), whereas
+    the current folder may be anything cloned or downloaded, and its `.env` could send the
+    user's keys to a server of its choosing. The environment wins so that a one-off
+    `OPENAI_API_KEY=... ensemble-tui` behaves as users expect.
     """
     merged: dict[str, str] = {}
-    folders = [home, cwd if cwd is not None else Path.cwd()]
-    seen: set[Path] = set()
-    for folder in folders:
-        if folder is None:
-            continue
-        resolved = folder.expanduser().resolve()
-        if resolved in seen:
-            continue
-        seen.add(resolved)
-        merged.update(read_dotenv(resolved / DOTENV_NAME))
+    if home is not None:
+        merged.update(read_dotenv(home.expanduser().resolve() / DOTENV_NAME))
     source = os.environ if env is None else env
     merged.update({name: value for name, value in source.items() if value})
     return merged

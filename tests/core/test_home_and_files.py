@@ -12,6 +12,7 @@ from ensemble_tui.core.errors import PromptFileError
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.settings import Settings, load_settings
 from ensemble_tui.core.store.home import resolve_home, seed_home
+from ensemble_tui.core.store.trust import trust
 from ensemble_tui.core.turn.costs import usage_cost
 from ensemble_tui.core.workspace import Workspace
 
@@ -41,9 +42,11 @@ def test_home_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("ENSEMBLE_TUI_HOME", str(tmp_path / "env"))
     assert resolve_home(None, cwd=cwd_home) == tmp_path / "env"
     monkeypatch.delenv("ENSEMBLE_TUI_HOME")
-    assert resolve_home(None, cwd=cwd_home) == cwd_home
     fallback = resolve_home(None, cwd=plain)
     assert fallback.name == "ensemble-tui" and str(tmp_path / "xdg-data") in str(fallback)
+    assert resolve_home(None, cwd=cwd_home) == fallback  # a folder the user did not trust is never the home
+    trust(cwd_home)
+    assert resolve_home(None, cwd=cwd_home) == cwd_home
 
 
 def test_seeding_creates_every_spec_prompt_and_never_overwrites_edits(home: Path) -> None:

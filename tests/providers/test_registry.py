@@ -87,7 +87,7 @@ def test_keys_from_dotenv_files_without_touching_os_environ(workspace, monkeypat
     providers, unavailable = build_providers(workspace, env={"OPENAI_API_KEY": "sk-o"})
     assert unavailable == {}
     assert providers["Claude"].credentials.key == "from-home"
-    assert providers["Gemini"].credentials.key == "from-cwd"  # the current folder beats the home folder
+    assert providers["Gemini"].credentials.key == "home-gemini"  # the current folder's .env is never read
     assert "ANTHROPIC_API_KEY" not in os.environ
     providers, _ = build_providers(workspace, env={**ALL_KEYS})
     assert providers["Gemini"].credentials.key == "g-k"  # the environment beats both

@@ -17,6 +17,7 @@ on by every save of its lists, so a process can tell that another one added turn
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
@@ -115,6 +116,17 @@ def record_from_json(data: dict[str, Any]) -> TurnRecord:
     return TurnRecord(**fields, calls=calls, artifacts=artifacts)
 
 
+def _create_private(path: Path) -> None:
+    """Create the database file for the user alone (0600) before SQLite opens it: SQLite gives
+    its -wal and -shm files the database file's own mode, so they are private too. An existing
+    file is left as it is (the start-up tightens it, core/store/home.make_private)."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:  # it exists (or cannot be made: sqlite3.connect then says why)
+        return
+    os.close(descriptor)
+
+
 class RunArchive:
     """The archive of one home folder; the connection opens on first use and is shared by
     every thread (calls are serialised by a lock)."""
@@ -143,7 +155,8 @@ class RunArchive:
 
     def _open(self) -> sqlite3.Connection:
         if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            _create_private(self.path)
             connection = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
             try:
                 connection.execute("PRAGMA journal_mode=WAL")

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 
 from ensemble_tui.core.errors import HomeError
+from ensemble_tui.core.store.trust import is_trusted, was_trusted
 
 HOME_ENV = "ENSEMBLE_TUI_HOME"
 SEEDED_FOLDERS = ("Prompts", "Configurations")
+PRIVATE_FOLDER = 0o700  # the home, Chats/ and Logs/: for the user alone
+PRIVATE_FILE = 0o600
+ARCHIVE_FILES = ("History.sqlite3", "History.sqlite3-wal", "History.sqlite3-shm")
 
 
 @dataclass(frozen=True)
@@ -76,22 +82,74 @@ def defaults_root() -> Path:
     return package.parent
 
 
-def _holds_home(folder: Path) -> bool:
+def holds_home(folder: Path) -> bool:
+    """True if `folder` looks like a home: it holds `Prompts/` and `Configurations/`."""
     return all((folder / name).is_dir() for name in SEEDED_FOLDERS)
 
 
-def resolve_home(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
-    """`--home`, else $ENSEMBLE_TUI_HOME, else the current folder if it looks like a home,
-    else the platform's user data folder."""
+def user_home() -> Path:
+    """The platform's user data folder: the home when the user chose none."""
+    return Path(platformdirs.user_data_dir("ensemble-tui", appauthor=False))
+
+
+def resolve_home(
+    explicit: str | os.PathLike[str] | None = None,
+    cwd: Path | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> Path:
+    """`--home`, else $ENSEMBLE_TUI_HOME, else the current folder if it looks like a home and the
+    user trusted it (`ensemble-tui trust`, core/store/trust.py), else the user data folder.
+
+    A folder the user did not choose may name any variable as a key and any server as a base
+    URL, so an untrusted one is never the home; `notice` gets one line naming the command.
+    """
     if explicit:
         return Path(explicit).expanduser().resolve()
     from_env = os.environ.get(HOME_ENV)
     if from_env:
         return Path(from_env).expanduser().resolve()
     here = (cwd or Path.cwd()).resolve()
-    if _holds_home(here):
-        return here
-    return Path(platformdirs.user_data_dir("ensemble-tui", appauthor=False))
+    fallback = user_home()
+    if here != fallback.resolve() and holds_home(here):
+        if is_trusted(here):
+            return here
+        if notice is not None:
+            why = "has changed since it was trusted" if was_trusted(here) else "is not trusted"
+            command = "ensemble-tui trust ." if cwd is None else f"ensemble-tui trust {here}"
+            notice(f"This folder holds Prompts/ and Configurations/ but {why}; using {fallback}. To use it: {command}")
+    return fallback
+
+
+def make_private(root: Path) -> list[str]:
+    """Take group and other access away from an existing home's folder and its private parts
+    (History.sqlite3 with -wal and -shm, .env, Session.json, Chats/, Logs/ and the logs); returns the
+    names of what was loosened, for one line at start. A shared folder (sticky, like /tmp) or one
+    owned by someone else keeps its own mode; its parts are still tightened."""
+    paths = HomePaths(root)
+    targets: list[tuple[Path, int]] = []
+    try:
+        info = root.stat()
+    except OSError:
+        return []
+    if not info.st_mode & stat.S_ISVTX and info.st_uid == getattr(os, "getuid", lambda: info.st_uid)():
+        targets.append((root, PRIVATE_FOLDER))
+    for name in ARCHIVE_FILES:
+        targets.append((root / name, PRIVATE_FILE))
+    targets += [(root / ".env", PRIVATE_FILE), (paths.session_file, PRIVATE_FILE)]
+    targets += [(paths.chats, PRIVATE_FOLDER), (paths.logs, PRIVATE_FOLDER)]
+    if paths.logs.is_dir():
+        targets += [(path, PRIVATE_FILE) for path in sorted(paths.logs.iterdir()) if path.is_file()]
+    tightened = []
+    for path, mode in targets:
+        try:
+            current = stat.S_IMODE(path.lstat().st_mode)
+            if path.is_symlink() or not current & 0o077:
+                continue
+            path.chmod(current & mode)
+        except OSError:
+            continue
+        tightened.append("the folder" if path == root else path.name + ("/" if mode == PRIVATE_FOLDER else ""))
+    return tightened
 
 
 def seed_home(root: Path) -> HomePaths:
@@ -102,8 +160,9 @@ def seed_home(root: Path) -> HomePaths:
     paths = HomePaths(root)
     source = defaults_root()
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        paths.chats.mkdir(exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER)
+        paths.chats.mkdir(exist_ok=True, mode=PRIVATE_FOLDER)
+        paths.logs.mkdir(exist_ok=True, mode=PRIVATE_FOLDER)
         for folder in SEEDED_FOLDERS:
             for default in sorted((source / folder).rglob("*")):
                 if not default.is_file() or default.name == "Settings.json" or default.name.startswith("."):
