@@ -23,8 +23,9 @@ def add_parser(commands: Any) -> None:
     which.add_argument("--revoke", metavar="DIR", help="stop trusting DIR")
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """0 when done; 1 with one line on stderr if the folder is not a home or trust cannot be saved."""
+    out, err = out or sys.stdout, err or sys.stderr
     from ensemble_tui.core.store import trust
     from ensemble_tui.core.store.home import holds_home
 
