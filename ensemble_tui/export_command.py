@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
@@ -31,7 +32,12 @@ def add_parsers(commands: Any) -> None:
     which.add_argument("--last", action="store_true", help="the newest chat (default: the current chat)")
     export.add_argument("--run", metavar="N", type=int, help="export run N of the chat (1 is its first) instead")
     export.add_argument("--format", required=True, choices=("md", "json", "html"), help="the file's format")
-    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of Exports/")
+    export.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here instead of Exports/ ('-' for stdout; a FIFO or device is written to, a symlink's target replaced)",
+    )
 
 
 def run_history(workspace: Workspace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -56,10 +62,7 @@ def run_export(
     workspace: Workspace, args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
 ) -> int:
     """0 with the file written; 1 with one line on stderr if the chat or run is not there."""
-    from pathlib import Path
-
     from ensemble_tui.core.records.export import chat_stem, export_session, export_turn, run_stem, write_export
-    from ensemble_tui.core.store.atomic import atomic_write_text
 
     try:
         chat_id = _chat_id(workspace, args)
@@ -79,17 +82,40 @@ def run_export(
     else:
         stem, content = chat_stem(chat_id), export_session(session, turns, args.format)
     try:
-        if args.output:
-            path = Path(args.output)
-            atomic_write_text(path, content)
+        if args.output == "-":
+            out.write(content)
+            out.flush()
+        elif args.output:
+            write_output(Path(args.output), content)
         else:
-            path = write_export(workspace.paths.exports, stem, args.format, content)
+            print(write_export(workspace.paths.exports, stem, args.format, content), file=out)
     except OSError as exc:
-        print(f"ensemble-tui: cannot write the export ({exc.strerror or exc}).", file=err)
+        print(f"ensemble-tui: cannot write the export to {args.output or 'Exports/'} ({exc.strerror or exc}).", file=err)
         return 1
-    if not args.output:
-        print(path, file=out)
     return 0
+
+
+def write_output(path: Path, content: str) -> None:
+    """Write an export where `-o` says, as a shell redirection would: a FIFO, a device or a
+    terminal is written to (never replaced by a regular file); a symlink keeps pointing where it
+    did, its target replaced atomically; anything else is replaced atomically."""
+    import os
+    import stat
+
+    from ensemble_tui.core.store.atomic import atomic_write_text
+
+    try:
+        mode: int | None = path.stat().st_mode  # through any symlink
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(21, "it is a folder")
+    if mode is not None and not stat.S_ISREG(mode):  # a FIFO, a device, /dev/stdout: written in place
+        descriptor = os.open(path, os.O_WRONLY | os.O_NOCTTY)
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(content)
+        return
+    atomic_write_text(Path(os.path.realpath(path)), content)  # the link's target, so the link stays
 
 
 def _chat_id(workspace: Workspace, args: argparse.Namespace) -> str:

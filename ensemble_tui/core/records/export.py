@@ -1,7 +1,9 @@
 """Exports of a turn or a whole session as JSON, Markdown or one self-contained HTML file.
 
 The HTML has its style inline and loads nothing, so it opens offline; model text is rendered
-from Markdown with raw HTML disabled, so a reply cannot inject markup or scripts. Its LaTeX is
+from Markdown with raw HTML disabled, so a reply cannot inject markup or scripts; its images
+are links (an `<img>` would fetch its address on opening), and a Content-Security-Policy forbids
+every load. Its LaTeX is
 MathML (drawn by the browser, no script or font to fetch; see core/math/mathml.py); the Markdown and
 JSON exports keep the LaTeX as written. The page is a document with an outline: a model's own
 headings sit below the report's, a question keeps its line breaks, long URLs wrap.
@@ -13,10 +15,12 @@ import html
 import json
 import re
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import SessionData, render_transcript
@@ -42,14 +46,35 @@ math[display="block"] { margin: .75rem 0; overflow-x: auto; }
 """
 
 
+# The page may load nothing: its style is inline, and a stray load (an image a reply names, a
+# tracking pixel) is refused by the browser even if one slipped past the renderer.
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'"
+
+
 def _markdown_renderer() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
+    renderer = MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
+    renderer.add_render_rule("image", _image_as_link)
+    return renderer
+
+
+def _image_as_link(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    """An image (inline `![alt](url)` or reference-style `![alt][ref]`) as a link to it: an
+    `<img>` would fetch its address when the file is opened."""
+    token = tokens[idx]
+    depth = sum(1 if t.type == "link_open" else -1 if t.type == "link_close" else 0 for t in tokens[:idx])
+    alt = "".join(child.content for child in token.children or [] if child.type in ("text", "code_inline"))
+    label = html.escape(f"image: {alt}" if alt else "image", quote=False)
+    src = str(token.attrGet("src") or "")
+    if not src or depth > 0:  # inside a link already: a link cannot hold another
+        return label
+    return f'<a href="{html.escape(src)}" rel="noreferrer noopener">{label}</a>'
 
 
 def render_html(title: str, markdown: str) -> str:
     body = _html_with_mathml(markdown)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
         f"<style>{_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
