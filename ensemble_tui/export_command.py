@@ -36,7 +36,8 @@ def add_parsers(commands: Any) -> None:
         "-o",
         "--output",
         metavar="FILE",
-        help="write here instead of Exports/ ('-' for stdout; a FIFO or device is written to, a symlink's target replaced)",
+        help="write here instead of Exports/ ('-' for stdout; a FIFO or a device is written to, a symlink's "
+        "target replaced)",
     )
 
 
@@ -90,7 +91,8 @@ def run_export(
         else:
             print(write_export(workspace.paths.exports, stem, args.format, content), file=out)
     except OSError as exc:
-        print(f"ensemble-tui: cannot write the export to {args.output or 'Exports/'} ({exc.strerror or exc}).", file=err)
+        where = args.output or "Exports/"
+        print(f"ensemble-tui: cannot write the export to {where} ({exc.strerror or exc}).", file=err)
         return 1
     return 0
 

@@ -187,7 +187,9 @@ def test_trust_is_kept_for_the_user_alone(tmp_path: Path) -> None:
     assert str(tmp_path / "config") in str(trust_file())  # the tests' own config folder, never the user's
 
 
-def test_trust_list_and_revoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_trust_list_and_revoke(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "home"
     (folder / "Prompts").mkdir(parents=True)
     (folder / "Configurations").mkdir()

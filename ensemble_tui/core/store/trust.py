@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -119,7 +119,7 @@ def trust(folder: Path) -> Path:
     folders = _read()
     folders[str(resolved)] = {
         "digest": folder_digest(resolved),
-        "trusted_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     _write(folders)
     return resolved
