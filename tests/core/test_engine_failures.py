@@ -177,7 +177,7 @@ async def test_budget_stop_happens_before_the_call_that_would_pass_the_cap(works
     workspace.update_settings(budget_usd=0.01)
     scripted["ChatGPT"].scripts["proposer"] = [Reply("pricey", Usage(input_tokens=1000, output_tokens=2000))]
     engine = make_engine()
-    events = await run_turn(engine, Mode.CHATGPT, "first")  # not even 1,024 output tokens fit: refused
+    events = await run_turn(engine, Mode.CHATGPT, "first")  # not even 4,000 output tokens fit: refused
     message = of_type(events, RunFailed)[0].message
     assert message.startswith("Budget stop") and "$0.01" in message and "new chat" in message
     assert scripted["ChatGPT"].calls == []

@@ -18,9 +18,10 @@ CHARS_PER_TOKEN = 3
 PDF_BYTES_PER_TOKEN = 40
 EXPECTED_OUTPUT_TOKENS = 4_000
 # The output-token limit of a model whose configuration does not give one, and the smallest
-# limit worth sending: below it the call is refused as over the budget instead of cut short.
+# limit worth sending (the long answer the guard has always expected): below it the call is
+# refused as over the budget instead of sent to be cut short.
 DEFAULT_MAX_OUTPUT_TOKENS = 32_000
-MIN_OUTPUT_TOKENS = 1_024
+MIN_OUTPUT_TOKENS = EXPECTED_OUTPUT_TOKENS
 
 
 def _price(spec: ModelSpec, field: str) -> float:
