@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
+from collections.abc import Awaitable
 from typing import TextIO
 
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
@@ -75,6 +77,25 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
     return 1
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+async def cancelled_by_signals(work: Awaitable[int]) -> int:
+    """Run `work`; SIGTERM and SIGHUP cancel it as Ctrl+C does, so the turn rolls back through
+    the engine's cancel path and the cost of its calls is recorded (answered ones as billed,
+    those in flight at their reserved worst case) before the process exits."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    for signum in STOP_SIGNALS:
+        loop.add_signal_handler(signum, task.cancel)
+    try:
+        return await work
+    finally:
+        for signum in STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
+
+
 def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
     for warning in workspace.warnings:
         print(f"ensemble-tui: {warning}", file=sys.stderr)
@@ -98,7 +119,7 @@ def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool
             turn = beside_warm_up(
                 workspace, run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr)
             )
-            return asyncio.run(alongside_clean_up(workspace, turn, sys.stderr))
-        except KeyboardInterrupt:
+            return asyncio.run(cancelled_by_signals(alongside_clean_up(workspace, turn, sys.stderr)))
+        except (KeyboardInterrupt, asyncio.CancelledError):
             print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)
             return 130

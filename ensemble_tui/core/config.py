@@ -43,6 +43,7 @@ class ModelSpec(BaseModel):
     cached_input: float | None = Field(default=None, ge=0)
     cache_write: float | None = Field(default=None, ge=0)
     output: float | None = Field(default=None, ge=0)
+    max_output_tokens: int | None = Field(default=None, ge=1)  # the model's own limit; None: not known
     temperature: bool = False
     reasoning: bool = False  # offers a reasoning effort (off / low / medium / high)
     web_search: bool = True

@@ -82,9 +82,13 @@ def _summed_cost(a: Usage, b: Usage) -> float | None:
 
 @dataclass(frozen=True)
 class Reply:
+    """A call's answer. `truncated`: the model stopped at the request's output-token limit
+    (the API's own signal said so), so the text is cut short."""
+
     text: str
     usage: Usage = field(default_factory=Usage)
     sources: tuple[str, ...] = ()
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,8 @@ class CallRequest:
 
     `temperature` is None when the model does not accept one; adapters then omit it.
     `reasoning_effort` is set only for models whose configuration says they offer it.
+    `max_output_tokens` caps the reply's output tokens (reasoning included): the budget's
+    bound on what the call can cost; each adapter sends it with its SDK's own parameter.
     """
 
     model: str
@@ -103,6 +109,7 @@ class CallRequest:
     web_search: bool = True
     timeout_s: float = 180.0
     reasoning_effort: ReasoningEffort | None = None  # None: the model's default (off where optional)
+    max_output_tokens: int | None = None  # None: the adapter's own default
 
 
 class ErrorKind(enum.Enum):

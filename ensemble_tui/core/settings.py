@@ -50,7 +50,9 @@ def default_settings(configs: dict[str, ProviderConfig]) -> Settings:
 
 
 def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSettings:
-    """Read Settings.json; create it when missing; set a broken one aside and use defaults.
+    """Read Settings.json; create it when missing. A file that is not JSON is set aside and the
+    defaults are used; a bad value is dropped alone (the file is still set aside, as a backup),
+    so one typo never lifts the budget cap or resets any other choice.
 
     Models missing from the file are filled from each provider's default, so a file written by
     an older version keeps working.
@@ -59,22 +61,52 @@ def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSetti
     if not path.exists():
         save_settings(path, defaults)
         return LoadedSettings(defaults)
+    warning = None
     try:
-        loaded = Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (json.JSONDecodeError, ValidationError, UnicodeDecodeError, OSError) as exc:
-        aside = aside_path(path)
-        try:
-            path.replace(aside)
-            kept = f"kept as {aside.name}"
-        except OSError:
-            kept = "left in place"
-        save_settings(path, defaults)
-        reason = "is not valid JSON" if isinstance(exc, json.JSONDecodeError) else "has invalid values"
-        return LoadedSettings(defaults, f"Settings.json {reason}; {kept}, defaults in use.")
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(raw, dict):
+            raise ValueError("not an object")
+        loaded, bad = _valid_part(raw)
+    except (json.JSONDecodeError, ValueError, UnicodeDecodeError, OSError):
+        loaded, bad = None, []
+    if loaded is None or bad:
+        kept = _set_aside(path)
+        if loaded is None:
+            loaded = defaults
+            warning = f"Settings.json is not valid JSON; {kept}, defaults in use."
+        else:
+            names = ", ".join(bad)
+            warning = (
+                f"Settings.json has an invalid {names}; {kept}, the default used for it, every other setting kept."
+            )
     merged = {**defaults.models, **loaded.models}
     if merged != loaded.models:
         loaded.models = merged
-    return LoadedSettings(loaded)
+    if warning is not None:
+        save_settings(path, loaded)
+    return LoadedSettings(loaded, warning)
+
+
+def _valid_part(raw: dict[str, object]) -> tuple[Settings, list[str]]:
+    """The settings from `raw` with each invalid field left at its default, and those fields' names."""
+    try:
+        return Settings.model_validate(raw), []
+    except ValidationError as exc:
+        bad = sorted({str(error["loc"][0]) for error in exc.errors() if error["loc"]})
+    good = {key: value for key, value in raw.items() if key not in bad}
+    try:
+        return Settings.model_validate(good), bad
+    except ValidationError:
+        return Settings(), sorted(raw)
+
+
+def _set_aside(path: Path) -> str:
+    aside = aside_path(path)
+    try:
+        path.replace(aside)
+    except OSError:
+        return "left in place"
+    return f"kept as {aside.name}"
 
 
 def save_settings(path: Path, settings: Settings) -> None:

@@ -55,6 +55,7 @@ WEB_SEARCH_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_use
 # Thinking tokens per reasoning effort: the manual budget (at least 1,024) on older models, and
 # the extra output room given to adaptive thinking on newer ones.
 THINKING_BUDGETS: dict[str, int] = {"low": 2_048, "medium": 8_192, "high": 24_576}
+MIN_THINKING_BUDGET = 1_024  # the API's minimum for a manual budget
 ADAPTIVE_SINCE = (4, 6)  # the first Claude version with adaptive thinking
 _VERSION_PART = re.compile(r"[-.:@_]")
 PARAGRAPH_BREAK = "\n\n"
@@ -117,7 +118,6 @@ class AnthropicProvider(SdkProvider):
         messages = build_messages(request.messages, file_ref)
         kwargs: dict[str, Any] = {
             "model": request.model,
-            "max_tokens": MAX_OUTPUT_TOKENS,
             "betas": [FILES_BETA],
             # an explicit timeout also skips the SDK's "use streaming for long requests" refusal
             "timeout": request.timeout_s,
@@ -126,10 +126,13 @@ class AnthropicProvider(SdkProvider):
             kwargs["system"] = request.system
         if request.web_search:
             kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
-        kwargs.update(thinking_options(request.model, request.reasoning_effort))
+        kwargs.update(thinking_options(request.model, request.reasoning_effort, request.max_output_tokens))
+        limit = kwargs["max_tokens"]
         blocks: list[Any] = []
         usage = Usage()
+        cut = False
         for _ in range(MAX_CONTINUATIONS + 1):
+            kwargs["max_tokens"] = limit - usage.output_tokens  # continuations share the call's limit
             try:
                 message = await self._client().beta.messages.create(messages=messages, **kwargs)
             except Exception as exc:
@@ -138,12 +141,13 @@ class AnthropicProvider(SdkProvider):
             if message.stop_reason == "refusal":  # any text before the stop is cut off mid-answer
                 raise declined(self.label, "refusal", usage)
             blocks.extend(message.content)
-            if message.stop_reason != "pause_turn":
+            cut = message.stop_reason == "max_tokens"
+            if message.stop_reason != "pause_turn" or usage.output_tokens >= limit:
                 break
             # The server paused a long tool loop: send its partial turn back so it continues.
             paused = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
             messages = [*messages, {"role": "assistant", "content": paused}]
-        return Reply(join_text_blocks(blocks), usage, cited_urls(blocks))
+        return Reply(join_text_blocks(blocks), usage, cited_urls(blocks), truncated=cut)
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
         import anthropic
@@ -216,23 +220,25 @@ def claude_version(model: str) -> tuple[int, int] | None:
     return numbers[0], numbers[1] if len(numbers) > 1 else 0
 
 
-def thinking_options(model: str, effort: str | None) -> dict[str, Any]:
-    """The request fields for a reasoning effort; none when no effort is asked for.
+def thinking_options(model: str, effort: str | None, limit: int | None = None) -> dict[str, Any]:
+    """The request fields for a reasoning effort and an output-token limit (`max_tokens`, which
+    thinking counts towards; without a limit, MAX_OUTPUT_TOKENS plus the thinking budget).
 
     A model id without a version number (an alias on a gateway) gets the adaptive form: every
-    model released since 4.6 takes it, and the newest reject the manual one.
+    model released since 4.6 takes it, and the newest reject the manual one. A manual budget
+    takes at most half the limit and is left out below its minimum of 1,024.
     """
     if effort is None:
-        return {}
+        return {"max_tokens": limit or MAX_OUTPUT_TOKENS}
     budget = THINKING_BUDGETS[effort]
+    max_tokens = limit or MAX_OUTPUT_TOKENS + budget
     version = claude_version(model)
     if version is None or version >= ADAPTIVE_SINCE:
-        return {
-            "thinking": {"type": "adaptive"},
-            "output_config": {"effort": effort},
-            "max_tokens": MAX_OUTPUT_TOKENS + budget,
-        }
-    return {"thinking": {"type": "enabled", "budget_tokens": budget}, "max_tokens": MAX_OUTPUT_TOKENS + budget}
+        return {"thinking": {"type": "adaptive"}, "output_config": {"effort": effort}, "max_tokens": max_tokens}
+    budget = min(budget, max_tokens // 2)
+    if budget < MIN_THINKING_BUDGET:
+        return {"max_tokens": max_tokens}
+    return {"thinking": {"type": "enabled", "budget_tokens": budget}, "max_tokens": max_tokens}
 
 
 def build_messages(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:

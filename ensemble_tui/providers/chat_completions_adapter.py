@@ -112,6 +112,8 @@ class ChatCompletionsProvider(SdkProvider):
             kwargs["temperature"] = request.temperature
         if request.reasoning_effort is not None:
             kwargs["reasoning_effort"] = request.reasoning_effort
+        if request.max_output_tokens is not None:  # the parameter every compatible server knows
+            kwargs["max_tokens"] = request.max_output_tokens
         plugin = request.web_search and self.options.web_search == "openrouter-plugin"
         if plugin:
             kwargs["extra_body"] = {"plugins": [dict(WEB_PLUGIN)]}
@@ -128,7 +130,9 @@ class ChatCompletionsProvider(SdkProvider):
             raise declined(self.label, "content filter", read_usage(response, searched=plugin))
         if not (message.content or "").strip() and getattr(message, "refusal", None):
             raise declined(self.label, "refusal", read_usage(response, searched=plugin))
-        return Reply(message.content or "", read_usage(response, searched=plugin), read_sources(message))
+        cut = choices[0].finish_reason == "length"  # stopped at max_tokens
+        usage = read_usage(response, searched=plugin)
+        return Reply(message.content or "", usage, read_sources(message), truncated=cut)
 
     def _error(self, exc: Exception, ctx: CallContext, timeout_s: float) -> Exception:
         import httpx2

@@ -187,8 +187,13 @@ class GeminiProvider(SdkProvider):
             config["tools"] = [types.Tool(google_search=types.GoogleSearch())]
         if request.temperature is not None:
             config["temperature"] = request.temperature
+        if request.max_output_tokens is not None:  # thinking tokens count towards it
+            config["max_output_tokens"] = request.max_output_tokens
         if request.reasoning_effort is not None:
-            config["thinking_config"] = types.ThinkingConfig(thinking_budget=THINKING_BUDGETS[request.reasoning_effort])
+            budget = THINKING_BUDGETS[request.reasoning_effort]
+            if request.max_output_tokens is not None:  # leave half of the limit for the answer
+                budget = min(budget, request.max_output_tokens // 2)
+            config["thinking_config"] = types.ThinkingConfig(thinking_budget=budget)
         try:
             response = await self._client().aio.models.generate_content(
                 model=request.model,
@@ -200,7 +205,8 @@ class GeminiProvider(SdkProvider):
         withheld = withheld_reason(response)
         if withheld is not None:
             raise declined(self.label, withheld, read_usage(response))
-        return Reply(read_text(response), read_usage(response), read_sources(response))
+        cut = bool(response.candidates) and _enum_text(response.candidates[0].finish_reason) == "MAX_TOKENS"
+        return Reply(read_text(response), read_usage(response), read_sources(response), truncated=cut)
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
         import httpx2

@@ -129,6 +129,8 @@ class OpenAIProvider(SdkProvider):
             kwargs["reasoning"] = {"effort": request.reasoning_effort}
         elif request.temperature is not None:
             kwargs["temperature"] = request.temperature
+        if request.max_output_tokens is not None:
+            kwargs["max_output_tokens"] = request.max_output_tokens
         try:
             response = await self._client().responses.create(**sent_as_is(kwargs, "input"))
         except Exception as exc:
@@ -138,7 +140,9 @@ class OpenAIProvider(SdkProvider):
         withheld = withheld_reason(response)
         if withheld is not None:
             raise declined(self.label, withheld, read_usage(response))
-        return Reply(response.output_text, read_usage(response), read_sources(response))
+        details = getattr(response, "incomplete_details", None)
+        cut = response.status == "incomplete" and getattr(details, "reason", None) == "max_output_tokens"
+        return Reply(response.output_text, read_usage(response), read_sources(response), truncated=cut)
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
         import openai

@@ -25,6 +25,7 @@ from ensemble_tui.simulator.wire import (
     merged,
     split_cited,
     token,
+    within_limit,
 )
 
 NAME = "anthropic"
@@ -118,6 +119,7 @@ def file_delete(request: RecordedRequest, script: ProviderScript) -> HttpReply:
 
 def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     body = request.body or {}
+    reply, cut = within_limit(reply, body.get("max_tokens"), "output_tokens")
     searching = any(str(tool.get("type", "")).startswith("web_search") for tool in body.get("tools") or [])
     cited = [citation(item) for item in reply.citations] if searching else []
     content: list[dict[str, Any]] = []
@@ -156,7 +158,7 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     ]
     content.append({"type": "text", "text": tail, "citations": citations or None})
     usage = _usage(request, estimate_tokens(reply.before_search + reply.text), len(queries), reply.usage)
-    return _message(request, content, reply.stop_reason or "end_turn", usage)
+    return _message(request, content, "max_tokens" if cut else reply.stop_reason or "end_turn", usage)
 
 
 def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:

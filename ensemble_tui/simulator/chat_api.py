@@ -19,7 +19,17 @@ from typing import Any
 from ensemble_tui.simulator import openai_api
 from ensemble_tui.simulator.addresses import CHAT_PREFIX
 from ensemble_tui.simulator.script import InlineFile, RecordedRequest, ScriptedReply
-from ensemble_tui.simulator.wire import HttpReply, citation, estimate_tokens, merged, now, sha256, split_cited, token
+from ensemble_tui.simulator.wire import (
+    HttpReply,
+    citation,
+    estimate_tokens,
+    merged,
+    now,
+    sha256,
+    split_cited,
+    token,
+    within_limit,
+)
 
 NAME = "chat"
 PREFIX = CHAT_PREFIX
@@ -89,6 +99,7 @@ def searching(body: dict[str, Any]) -> bool:
 
 def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     body = request.body or {}
+    reply, cut = within_limit(reply, body.get("max_tokens"), "completion_tokens")
     cited = [citation(item) for item in reply.citations] if searching(body) else []
     head, _ = split_cited(reply.text)
     annotations = [
@@ -113,7 +124,7 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
     if annotations:
         message["annotations"] = annotations
-    return _completion(request, message, reply.stop_reason or "stop", usage)
+    return _completion(request, message, "length" if cut else reply.stop_reason or "stop", usage)
 
 
 def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:

@@ -27,6 +27,7 @@ from ensemble_tui.simulator.wire import (
     merged,
     sha256,
     token,
+    within_limit,
 )
 
 NAME = "gemini"
@@ -197,11 +198,13 @@ def file_get(request: RecordedRequest, script: ProviderScript, base_url: str) ->
 
 def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     body = request.body or {}
+    limit = (body.get("generationConfig") or {}).get("maxOutputTokens")
+    reply, cut = within_limit(reply, limit, "candidatesTokenCount")
     searching = any("googleSearch" in tool or "google_search" in tool for tool in body.get("tools") or [])
     cited = [citation(item) for item in reply.citations] if searching else []
     candidate: dict[str, Any] = {
         "content": {"role": "model", "parts": [{"text": reply.text}]},
-        "finishReason": "STOP",
+        "finishReason": "MAX_TOKENS" if cut else "STOP",
         "index": 0,
     }
     if searching:

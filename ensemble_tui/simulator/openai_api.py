@@ -24,6 +24,7 @@ from ensemble_tui.simulator.wire import (
     now,
     split_cited,
     token,
+    within_limit,
 )
 
 NAME = "openai"
@@ -130,6 +131,7 @@ def file_delete(request: RecordedRequest, script: ProviderScript) -> HttpReply:
 
 def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     body = request.body or {}
+    reply, cut = within_limit(reply, body.get("max_output_tokens"), "output_tokens")
     tools = body.get("tools") or []
     searching = any(tool.get("type", "").startswith("web_search") for tool in tools)
     cited = [citation(item) for item in reply.citations] if searching else []
@@ -157,7 +159,14 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
             "content": [{"type": "output_text", "text": reply.text, "annotations": annotations, "logprobs": []}],
         }
     )
-    return _response(request, output, estimate_tokens(reply.text), reply.usage, searches=1 if searching else 0)
+    return _response(
+        request,
+        output,
+        estimate_tokens(reply.text),
+        reply.usage,
+        searches=1 if searching else 0,
+        incomplete="max_output_tokens" if cut else None,
+    )
 
 
 def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:

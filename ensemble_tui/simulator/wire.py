@@ -8,10 +8,10 @@ import secrets
 import socket
 import string
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ensemble_tui.simulator.script import Citation, RecordedRequest
+from ensemble_tui.simulator.script import Citation, RecordedRequest, ScriptedReply
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -81,3 +81,18 @@ def closed_port_url(host: str = "127.0.0.1") -> str:
         probe.bind((host, 0))
         port = probe.getsockname()[1]
     return f"http://{host}:{port}/v1"
+
+
+def within_limit(reply: ScriptedReply, limit: Any, output_key: str) -> tuple[ScriptedReply, bool]:
+    """The reply as a model that stopped at `limit` output tokens gives it, and whether it was
+    cut: its output count (the scripted usage's `output_key`, else the text's estimate) becomes
+    the limit and the text is cut in proportion. The caller renders the API's own signal."""
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
+        return reply, False
+    usage = dict(reply.usage or {})
+    scripted = usage.get(output_key)
+    tokens = int(scripted) if isinstance(scripted, (int, float)) else estimate_tokens(reply.before_search + reply.text)
+    if tokens <= limit:
+        return reply, False
+    usage[output_key] = limit
+    return replace(reply, text=reply.text[: len(reply.text) * limit // tokens], usage=usage, citations=()), True

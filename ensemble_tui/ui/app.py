@@ -9,7 +9,10 @@ down, messages up).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import signal
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -236,6 +239,10 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         if chosen and chosen != self.theme and chosen in self.available_themes:
             self.theme = chosen
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread
+            for signum in (signal.SIGTERM, signal.SIGHUP):  # a confirmed quit: the run's cost saved, its question kept
+                loop.add_signal_handler(signum, lambda: self.run_worker(self._quit_confirmed(True)))
         self._show_session()
         history = self.workspace.session.history  # the last question the chat shows answered:
         answered = next(

@@ -174,12 +174,12 @@ async def test_a_hanging_call_times_out_and_is_retried(workspace, scripted, make
 
 
 async def test_budget_stop_happens_before_the_call_that_would_pass_the_cap(workspace, scripted, make_engine):
-    workspace.update_settings(budget_usd=0.05)
+    workspace.update_settings(budget_usd=0.01)
     scripted["ChatGPT"].scripts["proposer"] = [Reply("pricey", Usage(input_tokens=1000, output_tokens=2000))]
     engine = make_engine()
-    events = await run_turn(engine, Mode.CHATGPT, "first")  # estimate ~0.05: refused
+    events = await run_turn(engine, Mode.CHATGPT, "first")  # not even 4,000 output tokens fit: refused
     message = of_type(events, RunFailed)[0].message
-    assert message.startswith("Budget stop") and "$0.05" in message and "new chat" in message
+    assert message.startswith("Budget stop") and "$0.01" in message and "new chat" in message
     assert scripted["ChatGPT"].calls == []
     assert workspace.session.pending_input == "first"
 

@@ -1,5 +1,5 @@
-"""Property tests of the budget guard: whatever usage, retries and passes come, the guard stops
-the run before the session estimate passes the cap."""
+"""Property tests of the budget guard: whatever usage, retries and passes come, no call starts
+whose worst case (its input estimate and its output-token limit) could pass the cap."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
-from ensemble_tui.core.turn.costs import CHARS_PER_TOKEN, EXPECTED_OUTPUT_TOKENS, estimate_call_cost
+from ensemble_tui.core.turn.costs import CHARS_PER_TOKEN, EXPECTED_OUTPUT_TOKENS, fixed_cost, usage_cost
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.workspace import Workspace
@@ -36,7 +36,8 @@ class Accountant:
     def reply(self, provider: str, request: CallRequest) -> Reply:
         workspace = self.workspace
         spec = workspace.configs[provider].spec_or_cautious(request.model)
-        estimate = estimate_call_cost(spec, request, 0)
+        assert request.max_output_tokens is not None, "every call is sent with an output-token limit"
+        estimate = fixed_cost(spec, request, 0) + usage_cost(spec, Usage(output_tokens=request.max_output_tokens))
         spent = workspace.session.cost_usd
         if spent + estimate > workspace.settings.budget_usd + 1e-12:
             self.violations.append(f"call {self.calls} started with ${spent:.4f} spent + ${estimate:.4f} estimated")
@@ -45,12 +46,16 @@ class Accountant:
         if self.faults[index % len(self.faults)]:
             raise ProviderError(ErrorKind.TRANSIENT, f"{provider}: server error (500)")
         fraction = self.fractions[index % len(self.fractions)]
-        if not self.honest:
+        output_tokens = int(fraction * EXPECTED_OUTPUT_TOKENS)
+        if self.honest:  # a provider stops at the limit it was sent
+            output_tokens = min(output_tokens, request.max_output_tokens)
+        else:
             fraction *= 3  # usage far above the estimate
+            output_tokens *= 3
         chars = len(request.system) + sum(len(turn.text) for turn in request.messages)
         usage = Usage(
             input_tokens=int(fraction * (chars // CHARS_PER_TOKEN)),
-            output_tokens=int(fraction * EXPECTED_OUTPUT_TOKENS),
+            output_tokens=output_tokens,
             web_searches=1 if fraction >= 0.5 and request.web_search and spec.web_search else 0,
         )
         if role_of(request) == "aggregator":

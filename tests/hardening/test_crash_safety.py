@@ -83,7 +83,9 @@ def _check_files(home: Path, completed: dict[str, set[str]], *, every_session: b
 
 def test_random_kills_never_lose_a_completed_turn(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    Workspace.open(home)
+    # Each call killed in flight stays reserved at its worst case (a provider bills it), so 200
+    # kills would spend any real cap: this test is about the files, not the budget.
+    Workspace.open(home).update_settings(budget_usd=1_000_000.0)
     context = multiprocessing.get_context("fork")
     rng = random.Random(2026)
     completed: dict[str, set[str]] = {}

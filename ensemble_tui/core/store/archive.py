@@ -29,6 +29,7 @@ from typing import Any
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.store.atomic import aside_path
+from ensemble_tui.core.store.budget_ledger import LEDGER_SCHEMA
 from ensemble_tui.core.store.upload_registry import UPLOADS_SCHEMA
 
 SCHEMA = """
@@ -161,7 +162,7 @@ class RunArchive:
             try:
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=FULL")
-                connection.executescript(SCHEMA + UPLOADS_SCHEMA)
+                connection.executescript(SCHEMA + UPLOADS_SCHEMA + LEDGER_SCHEMA)
                 columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
                 if "revision" not in columns:  # a database made before sessions had revisions
                     connection.execute("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")

@@ -40,6 +40,7 @@ from ensemble_tui.core.chat.session import (
 )
 from ensemble_tui.core.store.archive import ListChange, RunArchive, SessionRow, StoredSession
 from ensemble_tui.core.store.atomic import aside_path, atomic_write_text
+from ensemble_tui.core.store.budget_ledger import release_turn
 from ensemble_tui.core.store.home import HomePaths
 
 
@@ -71,6 +72,7 @@ class TurnChange:
     outputs: dict[str, ModelOutput]
     spent: float
     record: TurnRecord | None
+    turn: str | None = None  # the turn's key in the budget ledger: its reservations go with this commit
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,8 @@ class SessionStore:
             try:
                 with self.archive.writing(busy_timeout_s=patience_s) as db:
                     committed, remembered = self._commit(change, db)
+                    if change.turn is not None:
+                        release_turn(db, change.session.id, change.turn)
                     transcript_error = self._write_transcript(committed.session)
                 break
             except sqlite3.OperationalError as exc:

@@ -9,19 +9,21 @@ the way) leaves as an event through `emit`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ensemble_tui.core.chat.runlog import CallRecord
 from ensemble_tui.core.config import ModelSpec, ProviderConfig
 from ensemble_tui.core.provider import CallRequest, ErrorKind, Provider, ProviderError, Reply, Turn, Usage
 from ensemble_tui.core.settings import Settings
+from ensemble_tui.core.store.budget_ledger import BudgetLedger, BudgetRefused, LocalLedger, Reservation
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.core.turn.costs import check_budget, estimate_call_cost, usage_cost
+from ensemble_tui.core.turn.costs import BudgetExceeded, output_allowance, usage_cost
 from ensemble_tui.core.turn.events import CostUpdated, EngineEvent, Notice, RetryScheduled
 from ensemble_tui.core.turn.retry import CallRole, RetryPolicy
 
@@ -54,7 +56,9 @@ class ModelCaller:
     calls: list[CallRecord] = field(default_factory=list)
     warned_models: set[str] = field(default_factory=set)  # shared across turns: one notice per model
     spent: float = 0.0  # what this caller's calls cost so far
-    _in_flight: dict[object, float] = field(default_factory=dict)
+    # Where each call's worst case is reserved before it is sent: the home's History.sqlite3
+    # (shared by every process) in the app; this turn alone by default.
+    ledger: BudgetLedger = field(default_factory=LocalLedger)
 
     def __post_init__(self) -> None:
         self._pdf_bytes = self.pdf.stat().st_size if self.pdf is not None else 0
@@ -78,25 +82,25 @@ class ModelCaller:
         )
 
     async def call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
-        """One call with the retry policy for `role` and the budget guard before each attempt."""
-        request = self.request(provider, system, messages)
-        self._note_unknown_model(provider, request.model)
+        """One call with the retry policy for `role`; before each attempt its worst case is
+        reserved against the chat's budget, and the attempt is sent with the output-token
+        limit that reservation affords."""
+        asked = self.request(provider, system, messages)
+        self._note_unknown_model(provider, asked.model)
         adapter = self.providers[provider]
-        spec = self.configs[provider].spec_or_cautious(request.model)
+        spec = self.configs[provider].spec_or_cautious(asked.model)
         retries = 0
         while True:
-            estimate = estimate_call_cost(spec, request, self._pdf_bytes)
-            check_budget(
-                self.spent_before + self.spent, sum(self._in_flight.values()), estimate, self.settings.budget_usd
-            )
-            token = object()
-            self._in_flight[token] = estimate
+            reservation = await self._reserve(spec, asked)
+            request = replace(asked, max_output_tokens=reservation.output_tokens)
             started = time.monotonic()
             try:
                 async with asyncio.timeout(request.timeout_s + min(5.0, request.timeout_s)):
                     reply = await adapter.complete(request)
                 if not reply.text.strip():
-                    raise ProviderError(ErrorKind.TRANSIENT, f"{provider}: returned an empty reply", usage=reply.usage)
+                    kind = ErrorKind.FATAL if reply.truncated else ErrorKind.TRANSIENT
+                    why = f"used its whole {reservation.output_tokens:,}-token output limit" if reply.truncated else ""
+                    raise ProviderError(kind, f"{provider}: returned an empty reply {why}".strip(), usage=reply.usage)
             except (ProviderError, TimeoutError) as exc:
                 error = (
                     exc
@@ -104,7 +108,8 @@ class ModelCaller:
                     else ProviderError(ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:g} s")
                 )
                 billed = error.usage or Usage()  # a refusal or an empty reply is still paid for
-                self._count(provider, request.model, role, retries + 1, started, error.message, billed, spec)
+                cost = self._count(provider, request.model, role, retries + 1, started, error.message, billed, spec)
+                await self._settle(reservation, cost)
                 log.info("%s %s attempt %d failed: %s", provider, role, retries + 1, error.message)
                 allowed = self.policy.retry.retries_allowed(role, error)
                 delay = self.policy.retry.delay_s(retries + 1, error, self.policy.rng) if retries < allowed else None
@@ -114,11 +119,43 @@ class ModelCaller:
                 self.emit(RetryScheduled(provider, retries, allowed, delay, error.message))
                 await self.policy.sleep(delay)
                 continue
-            finally:
-                self._in_flight.pop(token, None)
-            self._count(provider, request.model, role, retries + 1, started, "ok", reply.usage, spec)
+            except asyncio.CancelledError:
+                # The provider bills a call it has started: it counts at its reserved worst case.
+                worst = reservation.worst_usd
+                self._record(provider, request.model, role, retries + 1, started, "cancelled", Usage(), worst)
+                raise
+            cost = self._count(provider, request.model, role, retries + 1, started, "ok", reply.usage, spec)
+            await self._settle(reservation, cost)
+            text = strip_control(reply.text).strip()
+            if reply.truncated:
+                limit = f"{reservation.output_tokens:,}-token output limit"
+                self.emit(Notice(f"{provider}: the reply was cut at its {limit}."))
+                text += f"\n\n*(Cut short at the {limit}.)*"
             sources = tuple(strip_control(url) for url in reply.sources if url.startswith(("http://", "https://")))
-            return Reply(strip_control(reply.text).strip(), reply.usage, sources)
+            return Reply(text, reply.usage, sources, reply.truncated)
+
+    async def _reserve(self, spec: ModelSpec, request: CallRequest) -> Reservation:
+        """Reserve the call's worst case (BudgetExceeded if it does not fit). The ledger may
+        wait for another process's lock, so it runs in a thread; a reservation made while this
+        turn was cancelled is given back."""
+        cap = self.settings.budget_usd
+
+        def size(remaining: float) -> tuple[int, float] | None:
+            return output_allowance(spec, request, self._pdf_bytes, remaining)
+
+        pending = asyncio.ensure_future(asyncio.to_thread(self.ledger.reserve, self.spent_before, cap, size))
+        try:
+            return await asyncio.shield(pending)
+        except BudgetRefused as refused:
+            raise BudgetExceeded(refused.spent, cap) from None
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await self._settle(await pending, 0.0)  # never sent: nothing billed
+            raise
+
+    async def _settle(self, reservation: Reservation, billed: float) -> None:
+        """Settle a reservation to what was billed; finished even if the turn is cancelled meanwhile."""
+        await asyncio.shield(asyncio.to_thread(self.ledger.settle, reservation, billed))
 
     def _count(
         self,
@@ -130,9 +167,23 @@ class ModelCaller:
         outcome: str,
         usage: Usage,
         spec: ModelSpec,
-    ) -> None:
-        """Record an attempt and what it cost; every billed attempt moves the chat's cost."""
+    ) -> float:
+        """Record an attempt and what it cost (returned); every billed attempt moves the chat's cost."""
         cost = usage_cost(spec, usage)
+        self._record(provider, model, role, attempt, started, outcome, usage, cost)
+        return cost
+
+    def _record(
+        self,
+        provider: str,
+        model: str,
+        role: CallRole,
+        attempt: int,
+        started: float,
+        outcome: str,
+        usage: Usage,
+        cost: float,
+    ) -> None:
         self.calls.append(CallRecord(provider, model, role, attempt, time.monotonic() - started, outcome, usage, cost))
         if cost or outcome == "ok":
             self.spent += cost

@@ -1,5 +1,10 @@
 """Call costs (as the provider reports them, or estimated from configured prices), and the
-budget guard that stops a run before the cap."""
+budget guard that stops a run before the cap.
+
+The guard is a hard cap: each call is sent with an output-token limit (`output_allowance`), so
+its worst case is its (high) input estimate, its searches and the limit's worth of output, and
+that worst case is reserved against the chat's budget before the call goes out
+(core/store/budget_ledger.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,11 @@ PER_TOKEN = 1 / 1_000_000
 CHARS_PER_TOKEN = 3
 PDF_BYTES_PER_TOKEN = 40
 EXPECTED_OUTPUT_TOKENS = 4_000
+# The output-token limit of a model whose configuration does not give one, and the smallest
+# limit worth sending (the long answer the guard has always expected): below it the call is
+# refused as over the budget instead of sent to be cut short.
+DEFAULT_MAX_OUTPUT_TOKENS = 32_000
+MIN_OUTPUT_TOKENS = EXPECTED_OUTPUT_TOKENS
 
 
 def _price(spec: ModelSpec, field: str) -> float:
@@ -55,13 +65,34 @@ def call_cost(spec: ModelSpec, usage: Usage) -> tuple[float, bool]:
     return usage_cost(spec, usage), usage.cost_exact
 
 
-def estimate_call_cost(spec: ModelSpec, request: CallRequest, pdf_bytes: int) -> float:
-    """A deliberately high estimate of a call not yet made, for the budget guard."""
+def fixed_cost(spec: ModelSpec, request: CallRequest, pdf_bytes: int) -> float:
+    """A deliberately high estimate of what a call not yet made costs before its output: its
+    prompt and its search."""
     chars = len(request.system) + sum(len(turn.text) for turn in request.messages)
     input_tokens = chars // CHARS_PER_TOKEN + pdf_bytes // PDF_BYTES_PER_TOKEN
-    guess = Usage(input_tokens=input_tokens, output_tokens=EXPECTED_OUTPUT_TOKENS)
     searches = 1 if request.web_search and spec.web_search else 0
-    return usage_cost(spec, guess) + searches * search_price(spec)
+    return usage_cost(spec, Usage(input_tokens=input_tokens)) + searches * search_price(spec)
+
+
+def estimate_call_cost(spec: ModelSpec, request: CallRequest, pdf_bytes: int) -> float:
+    """A deliberately high estimate of a call not yet made, with a long answer."""
+    return fixed_cost(spec, request, pdf_bytes) + EXPECTED_OUTPUT_TOKENS * _price(spec, "output") * PER_TOKEN
+
+
+def output_allowance(
+    spec: ModelSpec, request: CallRequest, pdf_bytes: int, remaining_usd: float
+) -> tuple[int, float] | None:
+    """The output-token limit the remaining budget affords for this call (never above the
+    model's own limit) and the call's worst-case cost with it; None if not even
+    MIN_OUTPUT_TOKENS fit (or the model's limit, when that is smaller)."""
+    fixed = fixed_cost(spec, request, pdf_bytes)
+    per_token = _price(spec, "output") * PER_TOKEN
+    ceiling = spec.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+    affordable = int((remaining_usd - fixed) / per_token) if per_token > 0 else ceiling
+    tokens = min(ceiling, affordable)
+    if tokens < min(MIN_OUTPUT_TOKENS, ceiling):
+        return None
+    return tokens, fixed + tokens * per_token
 
 
 class BudgetExceeded(Exception):
@@ -77,9 +108,3 @@ class BudgetExceeded(Exception):
             f"Budget stop: the next call could take this session past its ${self.cap:.2f} cap "
             f"(${self.spent:.2f} spent) - start a new chat or choose a cheaper mode."
         )
-
-
-def check_budget(spent: float, in_flight: float, next_call: float, cap: float) -> None:
-    """Raise BudgetExceeded if spent + calls under way + this call would pass the cap."""
-    if spent + in_flight + next_call > cap:
-        raise BudgetExceeded(spent, cap)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError
+from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.session_store import TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
@@ -265,6 +267,7 @@ class Engine:
             pdf=pdf,
             spent_before=workspace.session.cost_usd,
             warned_models=self._warned_models,
+            ledger=SqliteLedger(workspace.archive, workspace.session.id, uuid.uuid4().hex),
         )
         notes = (
             {name: getattr(provider, "pdf_note", None) or "" for name, provider in workspace.providers.items()}
@@ -354,7 +357,8 @@ class Engine:
                 "last_style": style.value if kept else session.last_style,
             }
         )
-        change = TurnChange(after, appended, resubmissions, outputs, spent, record if record.calls else None)
+        turn = caller.ledger.turn if caller and isinstance(caller.ledger, SqliteLedger) else None
+        change = TurnChange(after, appended, resubmissions, outputs, spent, record if record.calls else None, turn)
         loop = asyncio.get_running_loop()
 
         def waiting() -> None:

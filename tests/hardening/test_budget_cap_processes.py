@@ -1,0 +1,103 @@
+"""The budget is a hard cap across processes and signals (issue 24 §2), end to end: real `ask`
+processes, the real SDKs, the loopback simulator. The cap allows about 2.5 turns of 3,000
+output tokens at gpt-5's prices."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.simulator import ScriptedReply, Simulator
+from tests.core.helpers import restored_session
+
+CAP = 0.10  # a turn of 3,000 output tokens at $10 per 1M, and its prompt, costs about $0.04
+
+
+@pytest.fixture
+def sim() -> Iterator[Simulator]:
+    with Simulator() as simulator:
+        yield simulator
+
+
+def chat_with_cap(home: Path, cap: float) -> str:
+    workspace = Workspace.open(home)  # the chat every run below shares
+    workspace.update_settings(budget_usd=cap)
+    return workspace.session.id
+
+
+def start_ask(sim: Simulator, home: Path, *args: str) -> subprocess.Popen[str]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **sim.env}
+    if "PYTHONPATH" in os.environ:  # the code under test, not an installed copy
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(home), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=home.parent,
+    )
+
+
+def test_eight_parallel_runs_on_one_chat_make_at_most_two_turns_calls(sim: Simulator, home: Path) -> None:
+    chat_with_cap(home, CAP)
+    sim.openai.default = ScriptedReply("An answer.", usage={"output_tokens": 3_000}, latency_s=0.3)
+    runs = [start_ask(sim, home, "--mode", "chatgpt", f"Q{n}: at the same time") for n in range(8)]
+    results = [run.communicate(timeout=180) + (run.returncode,) for run in runs]
+
+    answered = [out for out, _err, code in results if code == 0]
+    assert 1 <= len(answered) <= 2, [err for _out, err, _code in results]
+    assert len(sim.openai.calls) <= 2
+    for _out, err, code in results:
+        assert code == 0 or "Budget stop" in err, err
+    assert restored_session(home).cost_usd <= CAP
+
+
+def test_a_reply_scripted_at_20000_output_tokens_is_cut_at_the_cap(sim: Simulator, home: Path) -> None:
+    chat_with_cap(home, CAP)
+    sim.openai.push(ScriptedReply("A very long answer. " * 4_000, usage={"output_tokens": 20_000}))
+    out, err = start_ask(sim, home, "--mode", "chatgpt", "Tell me everything.").communicate(timeout=120)
+
+    sent = sim.openai.calls[0].body["max_output_tokens"]
+    assert 4_000 <= sent < 10_000  # what $0.10 affords at $10 per 1M, less the prompt
+    assert out.rstrip().endswith(f"*(Cut short at the {sent:,}-token output limit.)*")
+    assert sum(1 for line in err.splitlines() if "cut at its" in line) == 1
+    assert 0.04 < restored_session(home).cost_usd <= CAP
+
+
+def test_sigterm_records_the_cost_of_what_was_answered(sim: Simulator, home: Path) -> None:
+    session_id = chat_with_cap(home, 5.0)
+    for script in (sim.openai, sim.gemini):
+        script.default = ScriptedReply("A quick proposal.", usage=None)
+    sim.anthropic.default = ScriptedReply("A slow proposal.", latency_s=60)
+    run = start_ask(sim, home, "--mode", "all", "Which lemma matters?")
+    assert run.stderr is not None
+    seen = []
+    while not any("ChatGPT" in line and "Gemini" in line and "answered" in line for line in seen):
+        seen.append(run.stderr.readline())  # the status line names the proposers that answered
+        assert seen[-1], seen
+    for _ in range(600):  # Claude's call is out (it answers only after a minute)
+        if sim.anthropic.calls:
+            break
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    _out, err = run.communicate(timeout=60)
+
+    assert run.returncode != 0 and "cancelled" in err
+    (turn,) = RunArchive(home / "History.sqlite3").turns(session_id)
+    outcomes = sorted(call.outcome for call in turn.record.calls)
+    assert outcomes == ["cancelled", "ok", "ok"]  # Claude's call, still in flight, at its worst case
+    answered = sum(call.cost_usd for call in turn.record.calls if call.outcome == "ok")
+    assert answered > 0
+    assert restored_session(home).cost_usd == pytest.approx(turn.record.turn_cost_usd)
+    assert restored_session(home).cost_usd > answered
