@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
-from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -42,7 +41,6 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
-from ensemble_tui.providers.rehearsal import http_client_options
 from ensemble_tui.providers.uploads import RemoteFile, Uploaded
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
@@ -77,20 +75,16 @@ def _ms(seconds: float) -> int:
 class GeminiProvider(SdkProvider):
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
     warm_paths = ("aio.models", "aio.files")
-    canned_reply = staticmethod(warm_replies.gemini_response)
     default_base_url = DEFAULT_BASE_URL
-    rehearsal_file_ref = "https://generativelanguage.googleapis.com/v1beta/files/rehearsal"
     keeps_files = True
 
     poll_first_s: float = POLL_FIRST_S
 
-    def _make_client(self, transport: Any = None) -> Any:
+    def _make_client(self) -> Any:
         import httpx2
         from google import genai
         from google.genai import types
 
-        client_args = http_client_options(transport)
-        client_args.setdefault("transport", httpx2.AsyncHTTPTransport())  # pins httpx2 even when aiohttp is importable
         return genai.Client(
             api_key=self.credentials.key,
             vertexai=False,
@@ -98,7 +92,8 @@ class GeminiProvider(SdkProvider):
                 base_url=self.base_url,
                 timeout=_ms(DEFAULT_TIMEOUT_S),
                 # No retry_options: the SDK then makes one attempt, and the engine retries.
-                async_client_args=client_args,
+                # pins httpx2 even when aiohttp is importable (HttpOptions' documented field)
+                async_client_args={"transport": httpx2.AsyncHTTPTransport()},
             ),
         )
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
-from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -37,7 +36,6 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
-from ensemble_tui.providers.rehearsal import http_client_options
 from ensemble_tui.providers.uploads import RemoteFile, Uploaded
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -57,16 +55,13 @@ def expiry_seconds(retention_s: float) -> int:
 class OpenAIProvider(SdkProvider):
     base_url_env = "OPENAI_BASE_URL"
     warm_paths = ("responses", "files")
-    canned_reply = staticmethod(warm_replies.openai_response)
     default_base_url = DEFAULT_BASE_URL
-    rehearsal_file_ref = "file-rehearsal"
     keeps_files = True
 
-    def _make_client(self, transport: Any = None) -> Any:
-        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+    def _make_client(self) -> Any:
+        from openai import AsyncOpenAI
 
         return AsyncOpenAI(
-            http_client=DefaultAsyncHttpxClient(**http_client_options(transport)),
             api_key=self.credentials.key,
             # explicit, so a `base_url` from the configuration file or a test's env wins
             base_url=self.base_url,
