@@ -109,9 +109,11 @@ class ChatCompletionsProvider(SdkProvider):
             kwargs["reasoning_effort"] = request.reasoning_effort
         plugin = request.web_search and self.options.web_search == "openrouter-plugin"
         if plugin:
+            # OpenRouter's `plugins` field is not in OpenAI's Chat Completions API: the SDK has no parameter
             kwargs["extra_body"] = {"plugins": [dict(WEB_PLUGIN)]}
         try:
-            # `messages` is required by the signature; the real list goes in as is (sent_as_is)
+            # The SDK has `messages` (required, hence `[]`); the real list goes in through `extra_body`
+            # only to skip the SDK's transform of it (sent_as_is: 158 ms of CPU at 1000 turns against 7)
             response = await self._client().chat.completions.create(**sent_as_is(kwargs, "messages"), messages=[])
         except Exception as exc:
             raise self._error(exc, self.context(request.model), request.timeout_s) from None
