@@ -310,9 +310,8 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
 
 def requests_sent() -> list[float]:
     """When each model request left (perf_counter), seen where every SDK sends it: httpx2's
-    `AsyncClient.send` (uploads, file polls and the warm-up's in-memory rehearsals, whose model is
-    "rehearsal", left out). httpx2 is imported here, before the clock: a small part of what the
-    warm-up would otherwise import, in both arms alike."""
+    `AsyncClient.send` (uploads and file polls left out). httpx2 is imported here, before the
+    clock: a small part of what the warm-up would otherwise import, in both arms alike."""
     import httpx2
 
     sent: list[float] = []
@@ -321,7 +320,7 @@ def requests_sent() -> list[float]:
     async def send(self: Any, request: Any, **kwargs: Any) -> Any:
         path = request.url.path
         model_call = request.method == "POST" and "/files" not in path and "upload" not in path
-        if model_call and "rehearsal" not in path and b'"rehearsal"' not in request.content:
+        if model_call:
             sent.append(time.perf_counter())
         return await original(self, request, **kwargs)
 

@@ -1,6 +1,6 @@
-"""Row 8 (issue 18, section 5): a warm first turn. The SDK imports and client construction
-happen before the first question needs them: in the app after its first frame, in `ask`
-beside its turn (core/turn/warm_up.py).
+"""Row 8 (issue 18, section 5; issue 23): a warm first turn. The SDK imports and the clients'
+construction, nothing more, happen before the first question needs them: in the app after its
+first frame (with the engine's import), in `ask` beside its turn (core/turn/warm_up.py).
 
 Both rows run in fresh processes (bench/child.py) against the simulator process, in a chat
 whose uploads are kept from an earlier run (as after a restart, or a second `ask`): so the
@@ -20,8 +20,8 @@ from bench.ui_rows import run_child
 
 LATENCY_S = 1.0
 DELAY_S = 3.0  # the question is sent this long after the first frame
-FIRST_TURN_GOAL_S = 0.150
-ASK_GOAL = 1.10
+FIRST_TURN_GOAL_S = 0.400  # issue 23: the rehearsals' ~190 ms, once per process, did not pay
+ASK_GOAL = 1.15
 
 
 def listed(runs: list[dict], key: str) -> str:

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from ensemble_tui.core.provider import CallRequest, Reply, Turn, Usage
-from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -42,7 +41,6 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
-from ensemble_tui.providers.rehearsal import http_client_options
 from ensemble_tui.providers.uploads import RemoteFile
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -66,16 +64,13 @@ NOT_A_PAUSE = frozenset({"text", "thinking", "redacted_thinking"})
 class AnthropicProvider(SdkProvider):
     base_url_env = "ANTHROPIC_BASE_URL"
     warm_paths = ("beta.messages", "beta.files")
-    canned_reply = staticmethod(warm_replies.anthropic_message)
     default_base_url = DEFAULT_BASE_URL
-    rehearsal_file_ref = "file_rehearsal"
     keeps_files = True
 
-    def _make_client(self, transport: Any = None) -> Any:
-        from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
+    def _make_client(self) -> Any:
+        from anthropic import AsyncAnthropic
 
         return AsyncAnthropic(
-            http_client=DefaultAsyncHttpxClient(**http_client_options(transport)),
             api_key=self.credentials.key,
             base_url=self.base_url,
             max_retries=0,  # the engine owns retries

@@ -20,7 +20,6 @@ from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Re
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import CallContext, FileGone
 from ensemble_tui.providers.io_loop import call_soon, on_io_loop
-from ensemble_tui.providers.rehearsal import look_up_host, rehearsal_call, until_sent
 from ensemble_tui.providers.uploads import RemoteFile, UploadCache, Uploaded
 
 if TYPE_CHECKING:
@@ -52,8 +51,6 @@ class SdkProvider:
     warm_paths: ClassVar[tuple[str, ...]] = ()
     # Where the API is when neither the environment nor a configuration file says otherwise.
     default_base_url: ClassVar[str | None] = None
-    # What the warm-up's rehearsal call refers to the PDF by (an upload's id, or its content).
-    rehearsal_file_ref: ClassVar[str | None] = None
     _client_instance: Any = None
 
     def __init__(self, label: str, credentials: Credentials, *, upload_timeout_s: float = UPLOAD_TIMEOUT_S) -> None:
@@ -86,10 +83,6 @@ class SdkProvider:
         return await on_io_loop(self._complete(request))
 
     async def _complete(self, request: CallRequest) -> Reply:
-        with until_sent():  # rehearsals wait for this call's request (providers/rehearsal.py)
-            return await self._call_with_upload(request)
-
-    async def _call_with_upload(self, request: CallRequest) -> Reply:
         file_ref = await self.uploads.file_ref(request.pdf) if request.pdf is not None else None
         try:
             return await self._call(request, file_ref)
@@ -115,26 +108,17 @@ class SdkProvider:
         await self._close_client()
 
     async def warm_up(self) -> None:
-        """Import the SDK and build the client now, on the provider loop, without a request.
-        All in one go, with no await: the warm-ups queued together (core/turn/warm_up.py) run back to
-        back, ahead of any call queued meanwhile, so the first calls' requests leave together."""
+        """Import the SDK and build the client now, on the provider loop, without a request:
+        the first call otherwise pays for the import (up to a second for anthropic or
+        google-genai). All in one go, with no await: the warm-ups queued together
+        (core/turn/warm_up.py) run back to back, ahead of any call queued meanwhile, so the
+        first calls' requests leave together."""
         await on_io_loop(self._warm_up())
 
     async def _warm_up(self) -> None:
         client = self._client()
-        for path in self.warm_paths:  # the SDKs load these resources (and their types) on first access
+        for path in self.warm_paths:  # the SDKs import these resources' modules on first access
             functools.reduce(getattr, path.split("."), client)
-
-    async def rehearse(self) -> None:
-        """After `warm_up`: one call rehearsed in memory and the API's host looked up
-        (providers/rehearsal.py), so the first real call builds, sends and parses as fast as
-        later ones. Nothing leaves the machine but the host name's lookup."""
-        await on_io_loop(rehearsal_call(self))
-        await on_io_loop(look_up_host(self))
-
-    def canned_reply(self) -> dict[str, Any]:
-        """The body a rehearsal is answered with (providers/warm_replies.py)."""
-        raise NotImplementedError
 
     async def delete_file(self, file_id: str) -> bool:
         """Delete an upload at the provider: True if deleted, False if it was gone already.
@@ -175,8 +159,7 @@ class SdkProvider:
             self._client_instance = self._make_client()
         return self._client_instance
 
-    def _make_client(self, transport: Any = None) -> Any:
-        """The SDK client; on `transport` (an httpx2 transport) instead of the network if given."""
+    def _make_client(self) -> Any:
         raise NotImplementedError
 
     async def _close_client(self) -> None:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import urlsplit
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
-from ensemble_tui.providers import warm_replies
 from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, SdkProvider, dedupe, first_user_index, turn_text
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import (
@@ -38,7 +37,6 @@ from ensemble_tui.providers.errors import (
 )
 from ensemble_tui.providers.openai_adapter import sent_as_is
 from ensemble_tui.providers.pdf_text import PdfTextError, pdf_as_text, pdf_data_url
-from ensemble_tui.providers.rehearsal import http_client_options
 
 if TYPE_CHECKING:
     from ensemble_tui.core.config import ProviderConfig
@@ -61,8 +59,6 @@ class ChatOptions:
 class ChatCompletionsProvider(SdkProvider):
     base_url_env = None  # no SDK variable applies: the base URL comes from the configuration file
     warm_paths = ("chat.completions",)
-    canned_reply = staticmethod(warm_replies.chat_completion)
-    rehearsal_file_ref = "text"
 
     def __init__(self, label: str, credentials: Credentials, options: ChatOptions | None = None) -> None:
         super().__init__(label, credentials)
@@ -76,11 +72,10 @@ class ChatCompletionsProvider(SdkProvider):
         options = ChatOptions(pdf, config.web_search, config.local, f"{label}.json")
         return cls(label, credentials, options)
 
-    def _make_client(self, transport: Any = None) -> Any:
-        from openai import AsyncOpenAI, DefaultAsyncHttpxClient, Omit
+    def _make_client(self) -> Any:
+        from openai import AsyncOpenAI, Omit
 
         return AsyncOpenAI(
-            http_client=DefaultAsyncHttpxClient(**http_client_options(transport)),
             api_key=self.credentials.key,
             base_url=self.base_url,
             max_retries=0,  # the engine owns retries
@@ -116,9 +111,11 @@ class ChatCompletionsProvider(SdkProvider):
             kwargs["max_tokens"] = request.max_output_tokens
         plugin = request.web_search and self.options.web_search == "openrouter-plugin"
         if plugin:
+            # OpenRouter's `plugins` field is not in OpenAI's Chat Completions API: the SDK has no parameter
             kwargs["extra_body"] = {"plugins": [dict(WEB_PLUGIN)]}
         try:
-            # `messages` is required by the signature; the real list goes in as is (sent_as_is)
+            # The SDK has `messages` (required, hence `[]`); the real list goes in through `extra_body`
+            # only to skip the SDK's transform of it (sent_as_is: 158 ms of CPU at 1000 turns against 7)
             response = await self._client().chat.completions.create(**sent_as_is(kwargs, "messages"), messages=[])
         except Exception as exc:
             raise self._error(exc, self.context(request.model), request.timeout_s) from None

@@ -1,24 +1,46 @@
 """What the first question needs, made ready in the background once the app has drawn itself:
-the engine and its styles imported, and each provider's SDK imported, its client built and one
-call rehearsed in memory (core/turn/warm_up.py, `SdkProvider.warm_up`). Without it the first turn
-paid ~45 ms for the engine's import on the app's loop, and each proposer 10-60 ms before its
-request left (bench row 8)."""
+the engine and its styles imported, and each provider's SDK imported and its client built
+(core/turn/warm_up.py, `SdkProvider.warm_up`). Without it the first turn paid ~45 ms for the
+engine's import on the app's loop, and up to a second for the SDK imports before the first
+requests left (bench row 8)."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ensemble_tui.ui.app import EnsembleApp
+from collections.abc import Mapping
+from typing import Protocol
 
 # Imported on the first turn (the app imports them lazily so they stay out of start-up).
 TURN_MODULES = ("ensemble_tui.core.turn.engine",)
 
 
-async def warm_up_providers(app: EnsembleApp) -> None:
+class Providers(Protocol):
+    @property
+    def providers(self) -> Mapping[str, object]: ...
+
+
+class Collector(Protocol):
+    """The part of the app's garbage-collector schedule (ui/turns/collector.py) the warm-up uses."""
+
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def freeze_now(self) -> None: ...
+
+
+class WarmUpHost(Protocol):
+    """What the warm-up needs of the app: its providers, its collector, and whether a turn runs."""
+
+    @property
+    def workspace(self) -> Providers: ...
+    @property
+    def collector(self) -> Collector: ...
+    @property
+    def turn(self) -> object | None: ...
+
+
+async def warm_up_providers(app: WarmUpHost) -> None:
     """Warm the engine and every provider off the app's loop: the engine's import in a worker
     thread and the providers on the provider loop, which only share the GIL with the app, in
     slices short enough for typing to stay smooth.
@@ -27,10 +49,10 @@ async def warm_up_providers(app: EnsembleApp) -> None:
     the new objects are frozen at once, as at the end of start-up (ui/turns/collector.py). A turn
     started meanwhile owns the collector; its end settles it.
     """
-    from ensemble_tui.core.turn.warm_up import warm_up_all
+    from ensemble_tui.core.turn.warm_up import Warmable, warm_up_all
 
     modules = [module for module in TURN_MODULES if module not in sys.modules]
-    sdks = any(hasattr(provider, "warm_up") for provider in app.workspace.providers.values())
+    sdks = any(isinstance(provider, Warmable) for provider in app.workspace.providers.values())
     if not modules and not sdks:
         return  # nothing to do (scripted providers in tests, the engine made already)
     app.collector.pause()

@@ -1,44 +1,35 @@
-"""Making the providers ready ahead of the first question, in two rounds.
+"""Making the providers ready ahead of the first question: each SDK imported and its client built.
 
-Each SDK adapter offers `warm_up()` (import the SDK, build the client) and `rehearse()` (one
-call answered in memory, the host name looked up: providers/rehearsal.py); this module only
-calls them, so the UI and `ask` can start it without importing the providers.
-
-A first call otherwise pays for its SDK's import (up to a second for anthropic or google-genai)
-and then for the SDK's first-use work before its request goes out. The app starts this once its
+Each SDK adapter offers `warm_up()`; this module only calls it, so the UI and `ask` can start it
+without importing the providers. A first call otherwise pays for its SDK's import (up to a
+second for anthropic or google-genai) before its request goes out. The app starts this once its
 first frame is drawn; `ask` starts it beside its turn. The work runs on the provider loop
-(providers/io_loop.py): the caller's loop only awaits.
-
-The rounds keep the first requests together. Every import runs first, back to back, queued
-ahead of the turn's calls; then the calls go out; the rehearsals run after them, while the
-models think, so the first replies are parsed at once when they arrive. Rehearsing each SDK
-right after its import instead let one provider's request leave while the next SDK was still
-being imported.
+(providers/io_loop.py): the caller's loop only awaits. Every warm-up is queued at once, ahead of
+the turn's calls, so the first requests leave together rather than one import after another.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 log = logging.getLogger(__name__)
 
 
+@runtime_checkable
+class Warmable(Protocol):
+    """A provider that can import its SDK and build its client ahead of its first call."""
+
+    async def warm_up(self) -> None: ...
+
+
 async def warm_up_all(providers: Mapping[str, object]) -> None:
-    """Warm every provider that offers `warm_up()`, then rehearse those that offer
-    `rehearse()`; never raises: a provider that cannot build its client says so at its first
-    call, as it would without this."""
-    await _each(providers, "warm_up")
-    await _each(providers, "rehearse")
-
-
-async def _each(providers: Mapping[str, object], method: str) -> None:
-    """Call `method` of every provider that has it, all queued at once; failures are logged."""
-    calls: dict[str, Callable[[], Awaitable[object]]] = {
-        label: getattr(provider, method) for label, provider in providers.items() if hasattr(provider, method)
-    }
-    results = await asyncio.gather(*(call() for call in calls.values()), return_exceptions=True)
-    for label, result in zip(calls, results, strict=True):
+    """Call `warm_up()` of every provider that offers it, all queued at once. Never raises: a
+    provider that cannot build its client says so at its first call, as it would without this."""
+    warmable = {label: provider for label, provider in providers.items() if isinstance(provider, Warmable)}
+    results = await asyncio.gather(*(provider.warm_up() for provider in warmable.values()), return_exceptions=True)
+    for label, result in zip(warmable, results, strict=True):
         if isinstance(result, Exception):
-            log.info("%s: %s failed: %s", label, method.replace("_", "-"), result)
+            log.info("%s: warm-up failed: %s", label, result)
