@@ -20,16 +20,18 @@ the same words, so the shuffled packets read the same whatever the order.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from ensemble_tui.core.chat.modes import Mode, Style
+from ensemble_tui.core.provider import Provider
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ProposalReceived, ReplyCommitted, RunFailed, TurnRolledBack
 from ensemble_tui.core.turn.retry import RetryPolicy
@@ -210,6 +212,7 @@ class ChatApp:
     workspace: Workspace
     engine: Engine
     sim: Simulator
+    own_adapters: bool = False  # built for it (closed with it), not the module's
 
     def scripts(self) -> dict[str, list[RecordedRequest]]:
         return {label: self.sim.script(name).calls for name, label in LABELS.items()}
@@ -244,34 +247,68 @@ def prepare_home(home: Path) -> None:
 
 @dataclass
 class Apps:
+    """ensemble-tui processes on one home. They share the module's adapters (as one process's
+    chats do) unless `open(own_adapters=True)`, as a restart or a second process has."""
+
     home: Path
     sim: Simulator
+    shared: dict[str, Provider]
     opened: list[ChatApp] = field(default_factory=list)
 
-    def open(self) -> ChatApp:
+    def open(self, *, own_adapters: bool = False) -> ChatApp:
         """Start ensemble-tui on the home (again): a new Workspace reading what is saved."""
         workspace = Workspace.open(self.home)
-        providers, unavailable = build_providers(workspace, env=self.sim.env)
-        assert unavailable == {} and set(providers) == set(EVERYONE)
-        workspace.attach_providers(providers, unavailable)
+        providers = self.shared
+        if own_adapters:
+            providers, unavailable = build_providers(workspace, env=self.sim.env)
+            assert unavailable == {}
+        assert set(providers) == set(EVERYONE)
+        workspace.attach_providers(providers, {})
         engine = Engine(workspace, retry=RetryPolicy(), rng=random.Random(5), sleep=SleepRecorder(), timeout_s=5)
-        app = ChatApp(workspace, engine, self.sim)
+        app = ChatApp(workspace, engine, self.sim, own_adapters)
         self.opened.append(app)
         return app
 
     async def close(self, app: ChatApp) -> None:
         await app.engine.cancel()
-        for adapter in app.workspace.providers.values():
-            await adapter.aclose()  # type: ignore[attr-defined]
+        if app.own_adapters:
+            await close_adapters(app.workspace.providers)
         self.opened.remove(app)
 
 
+async def close_adapters(providers: dict[str, Provider]) -> None:
+    for adapter in providers.values():
+        await adapter.aclose()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Simulator, dict[str, Provider]]]:
+    """One simulator and one set of adapters for the module: an adapter's first call builds its
+    client (a few tenths of a second), which every test would otherwise pay again."""
+    root = tmp_path_factory.mktemp("contract")
+    with pytest.MonkeyPatch.context() as patch, Simulator() as simulator:
+        patch.setenv("XDG_DATA_HOME", str(root / "xdg-data"))
+        prepare_home(root / "home")
+        providers, unavailable = build_providers(Workspace.open(root / "home"), env=simulator.env)
+        assert unavailable == {}
+        yield simulator, providers
+        asyncio.run(close_adapters(providers))
+
+
 @pytest.fixture
-async def apps(home: Path, sim: Simulator) -> AsyncIterator[Apps]:
+def sim(served: tuple[Simulator, dict[str, Provider]]) -> Simulator:
+    """The module's simulator, fresh for the test, every model answering through `respond`."""
+    simulator = served[0]
+    simulator.reset()
     for name in LABELS:
-        sim.script(name).default = respond
+        simulator.script(name).default = respond
+    return simulator
+
+
+@pytest.fixture
+async def apps(home: Path, sim: Simulator, served: tuple[Simulator, dict[str, Provider]]) -> AsyncIterator[Apps]:
     prepare_home(home)
-    made = Apps(home, sim)
+    made = Apps(home, sim, served[1])
     yield made
     for app in list(made.opened):
         await made.close(app)
@@ -406,11 +443,11 @@ async def test_a_turn_after_a_failed_turn(app: ChatApp, sim: Simulator, failed: 
 
 @pytest.mark.parametrize(("text", "history", "asked"), [("Q2?", 2, "Q2?"), ("", 0, "Q1?")], ids=["a turn", "a redo"])
 async def test_after_a_restart(apps: Apps, text: str, history: int, asked: str) -> None:
-    first = apps.open()
+    first = apps.open(own_adapters=True)
     await first.turn(Mode.ALL, "Q1?")
     await apps.close(first)
 
-    restarted = apps.open()
+    restarted = apps.open(own_adapters=True)
     after = await restarted.turn(Mode.ALL, text)
 
     chat = said("Q1?", panel_reply("Q1?"))[:history]
@@ -418,7 +455,7 @@ async def test_after_a_restart(apps: Apps, text: str, history: int, asked: str) 
 
 
 async def test_after_another_process_added_turns(apps: Apps) -> None:
-    mine, other = apps.open(), apps.open()
+    mine, other = apps.open(), apps.open(own_adapters=True)
     await mine.turn(Mode.ALL, "Q1?")
 
     theirs = await other.turn(Mode.CLAUDE, "Q2?")
