@@ -36,9 +36,10 @@ from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ProposalReceived, ReplyCommitted, RunFailed, TurnRolledBack
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.providers.pdf_text import pdf_as_text
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import Fault, RecordedRequest, ScriptedReply, Simulator
-from tests.providers.provider_support import Message, received
+from tests.providers.provider_support import FILE_PART, Message, received
 from tests.support import SleepRecorder
 
 SEP = "\n\n---\n\n"  # between the parts of one user message (core/turn/turn.py's user_message)
@@ -97,9 +98,15 @@ def _labels(task: str) -> list[str]:
     return found.group(1).split(", ") if found else []
 
 
+TASKS = ("Decide", "Chair", "Debate round", "Rank", "Critique")  # the test's prompts' first words
+
+
 def respond(request: RecordedRequest) -> ScriptedReply:
-    """Every model plays every role, in the format its parser expects, told by the task's first words."""
-    question, _, task = request.last_user_text.partition(SEP)
+    """Every model plays every role, in the format its parser expects, told by the task's first
+    words. The question is the part before the task (after the paper, sent as text to DeepSeek)."""
+    parts = request.last_user_text.split(SEP)
+    task = parts[-1] if len(parts) > 1 and parts[-1].startswith(TASKS) else ""
+    question = parts[-2] if task else parts[-1]
     if task.startswith("Decide"):
         text = "FINAL REPLY:\n" + panel_reply(question)
     elif task.startswith("Chair"):
@@ -339,6 +346,31 @@ async def test_the_first_and_the_second_turn(app: ChatApp, mode: Mode) -> None:
 
     assert second.calls == expected_turn(mode, Style.AGGREGATE, said("Q1?", reply), "Q2?")
     assert app.chat() == ["Q1?", reply, "Q2?", final_reply(mode, Style.AGGREGATE, "Q2?")]
+
+
+def with_paper(calls: dict[str, list[Call]], pdf: Path) -> dict[str, list[Call]]:
+    """The calls with the paper in each one's first user message, where each API takes it: a
+    file part ahead of the text, or (DeepSeek) the extracted text ahead of it."""
+
+    def first_user(name: str, messages: Call) -> Call:
+        index = next(i for i, (role, _) in enumerate(messages) if role == "user")
+        text = messages[index][1]
+        paper = f"{pdf_as_text(pdf)}{SEP}{text}" if name == "DeepSeek" else f"{FILE_PART}\n{text}"
+        return [*messages[:index], ("user", paper), *messages[index + 1 :]]
+
+    return {name: [first_user(name, messages) for messages in made] for name, made in calls.items()}
+
+
+async def test_the_paper_goes_with_the_first_question_of_every_call(apps: Apps, sample_pdf: Path) -> None:
+    app = apps.open(own_adapters=True)  # its uploads are kept in this home
+    app.workspace.select_pdf(sample_pdf)
+    first = await app.turn(Mode.ALL, "Q1?")
+    assert first.calls == with_paper(expected_turn(Mode.ALL, Style.AGGREGATE, [], "Q1?"), sample_pdf)
+
+    second = await app.turn(Mode.ALL, "Q2?")
+
+    chat = said("Q1?", panel_reply("Q1?"))
+    assert second.calls == with_paper(expected_turn(Mode.ALL, Style.AGGREGATE, chat, "Q2?"), sample_pdf)
 
 
 # ----- redo: the chat without the reply it replaces ----------------------------------------------
