@@ -375,6 +375,7 @@ async def test_the_paper_goes_with_the_first_question_of_every_call(apps: Apps, 
 
 # ----- redo: the chat without the reply it replaces ----------------------------------------------
 
+
 @pytest.mark.parametrize("style", STYLES, ids=lambda style: style.value)  # a single model ignores it
 @pytest.mark.parametrize("mode", list(Mode), ids=lambda mode: mode.value)
 async def test_a_redo_sends_the_chat_without_the_reply_it_replaces(app: ChatApp, mode: Mode, style: Style) -> None:
