@@ -80,21 +80,22 @@ class SessionData(BaseModel):
                 return message.text
         return None
 
-    def answered_turns(self) -> tuple[Turn, ...]:
-        """History for model calls: answered user/reply pairs only, in order.
 
-        A user input left without a reply (its turn failed) is not sent to models, so the
-        conversation they see always alternates cleanly.
-        """
-        turns: list[Turn] = []
-        for index, message in enumerate(self.history):
-            if message.role == "user":
-                following = self.history[index + 1] if index + 1 < len(self.history) else None
-                if following is not None and following.role == "assistant":
-                    turns.append(Turn("user", message.text))
-            else:
-                turns.append(Turn("assistant", message.text))
-        return tuple(turns)
+def answered_turns(history: Sequence[ChatMessage]) -> tuple[Turn, ...]:
+    """`history` as model calls read it: answered user/reply pairs only, in order.
+
+    A user input left without a reply (its turn failed, or a redo took its reply away) is not
+    sent to models, so the conversation they see always alternates cleanly.
+    """
+    turns: list[Turn] = []
+    for index, message in enumerate(history):
+        if message.role == "user":
+            following = history[index + 1] if index + 1 < len(history) else None
+            if following is not None and following.role == "assistant":
+                turns.append(Turn("user", message.text))
+        else:
+            turns.append(Turn("assistant", message.text))
+    return tuple(turns)
 
 
 def render_transcript(session: SessionData) -> str:

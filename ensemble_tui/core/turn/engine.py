@@ -21,11 +21,11 @@ from typing import Any
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
-from ensemble_tui.core.chat.session import ChatMessage, SessionData
+from ensemble_tui.core.chat.session import ChatMessage, SessionData, answered_turns
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
-from ensemble_tui.core.provider import ProviderError
+from ensemble_tui.core.provider import ProviderError, Turn
 from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.session_store import TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
@@ -65,6 +65,11 @@ class TurnInput:
     def base(self, history: list[ChatMessage]) -> list[ChatMessage]:
         """The history this turn's messages follow: a redo's old reply left out."""
         return history[:-1] if self.withdrawn is not None else list(history)
+
+    def context(self, history: list[ChatMessage]) -> tuple[Turn, ...]:
+        """What the models read before this turn's question: the answered chat, without a
+        redo's old reply (and so without its question, which the turn asks again)."""
+        return answered_turns(self.base(history))
 
 
 def turn_input(session: SessionData, text: str) -> TurnInput:
@@ -151,7 +156,7 @@ class Engine:
             )
         )
         try:
-            context, left_out = self._context(mode, style, given.query, emit)
+            context, left_out = self._context(mode, style, given, emit)
             caller = context.caller
             warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
             runner = TurnRunner(context, emit, record, failures=left_out)
@@ -240,7 +245,7 @@ class Engine:
         )
 
     def _context(
-        self, mode: RunMode, style: Style, query: str, emit: Callable[[EngineEvent], None]
+        self, mode: RunMode, style: Style, given: TurnInput, emit: Callable[[EngineEvent], None]
     ) -> tuple[TurnContext, dict[str, str]]:
         """Check the prompts, providers and PDF this turn needs (raises with one line if one is
         missing) and fix what the turn will work with; also returns the proposers left out."""
@@ -277,8 +282,8 @@ class Engine:
         return TurnContext(
             mode=mode,
             style=style,
-            query=query,
-            history=workspace.session.answered_turns(),
+            query=given.query,
+            history=given.context(workspace.session.history),
             prompts=workspace.prompts,
             proposers=tuple(name for name in participants if name in workspace.providers),
             aggregator=workspace.settings.aggregator,
