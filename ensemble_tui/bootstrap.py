@@ -130,3 +130,14 @@ async def beside_warm_up(workspace: Workspace, turn: Awaitable[T]) -> T:
     finally:
         warming.cancel()  # done by then, unless the turn failed early
         await asyncio.gather(warming, return_exceptions=True)
+
+
+def shut_down(workspace: Workspace) -> None:
+    """End the command in order, so nothing runs while the interpreter tears down: the provider
+    loop (its uploads finish or are cancelled, the SDK clients close, its threads are joined),
+    then the archive's connection. Called once every command's own loop has ended."""
+    from ensemble_tui.providers.io_loop import stop_io_loop
+
+    closers = [close for provider in workspace.providers.values() if callable(close := getattr(provider, "aclose", None))]
+    stop_io_loop(closers)
+    workspace.close()

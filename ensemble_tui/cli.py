@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from ensemble_tui import __version__, export_command, files_command
-from ensemble_tui.bootstrap import collector_hold, open_workspace
+from ensemble_tui.bootstrap import collector_hold, open_workspace, shut_down
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
 STYLES = ("aggregate", "council", "vote", "debate")
@@ -107,4 +107,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return launch(workspace, pdf=pdf, demo=demo)
         finally:
-            workspace.close()
+            shut_down(workspace)
