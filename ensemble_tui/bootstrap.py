@@ -31,14 +31,14 @@ def demo_home() -> Path:
     return Path(platformdirs.user_data_dir("ensemble-tui", appauthor=False)) / "demo"
 
 
-def open_workspace(home: str | Path | None, demo: bool = False) -> Workspace:
+def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: bool = False) -> Workspace:
     """The home folder (`--home`, else as `resolve_home` finds it; the demo's own for `--demo`),
-    seeded and read; raises EnsembleError if it is unusable."""
+    seeded and read (`for_reading`: only read, nothing created); raises EnsembleError if it is unusable."""
     from ensemble_tui.core.store.home import resolve_home
     from ensemble_tui.core.workspace import Workspace
 
     root = resolve_home(str(home) if home else None) if home or not demo else demo_home()
-    return Workspace.open(root)
+    return Workspace.for_reading(root) if for_reading else Workspace.open(root)
 
 
 def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:

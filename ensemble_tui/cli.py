@@ -16,6 +16,8 @@ from ensemble_tui.bootstrap import collector_hold, open_workspace, shut_down
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
 STYLES = ("aggregate", "council", "vote", "debate")
+# Commands that only read the home: they open it as it is and write nothing (not even a new home).
+READ_ONLY_COMMANDS = ("history", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,12 +82,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with collector_hold(args.command):
         try:
-            workspace = open_workspace(home, demo)
+            workspace = open_workspace(home, demo, for_reading=args.command in READ_ONLY_COMMANDS)
         except EnsembleError as exc:
             print(f"ensemble-tui: {exc}", file=sys.stderr)
             return 2
         try:
             if args.command == "files":
+                for warning in workspace.warnings:
+                    print(f"ensemble-tui: {warning}", file=sys.stderr)
                 return files_command.run(workspace, prune=args.prune, demo=demo)
             if args.command == "history":
                 return export_command.run_history(workspace)

@@ -109,9 +109,15 @@ def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool
         attach_providers(workspace, env)
         try:
             if new:
-                workspace.new_chat()
+                try:
+                    workspace.new_chat()
+                except OSError:  # not saved: the turn runs, then says so (exit 1, its reply recovered)
+                    workspace.session = workspace.store.new_session(workspace.session, save=False)
             if pdf:
-                workspace.select_pdf(pdf)
+                try:
+                    workspace.select_pdf(pdf)
+                except OSError:  # chosen for this turn all the same; the turn's save says what failed
+                    pass
         except EnsembleError as exc:
             say(f"ensemble-tui: {exc}", sys.stderr)
             return 2

@@ -142,6 +142,13 @@ class SessionStore:
         self._pointer = file.id
         return restored, None
 
+    def pointer(self) -> str | None:
+        """The id Session.json names, read and left as it is; None if there is none to read."""
+        try:
+            return SessionFile.model_validate_json(self.paths.session_file.read_bytes()).id
+        except (OSError, ValidationError, ValueError):
+            return None
+
     def archived(self, session_id: str) -> SessionData | None:
         """A session as the archive holds it (raises sqlite3.Error if it cannot be read)."""
         stored = self.archive.load_session(session_id)
