@@ -17,7 +17,7 @@ from tests.hardening.test_saved_means_saved import REPO, ensemble
 
 RUNS = int(os.environ.get("ASK_RUNS", "20"))
 AT_ONCE = 2
-BUDGET_S = 60.0 * max(1, RUNS // 10)  # wall time for all of them, on a loaded two-core machine
+BUDGET_S = 45.0 * RUNS  # wall time for all of them: generous, for a two-core machine shared with others
 
 
 def _check(run: subprocess.CompletedProcess[str]) -> str | None:
