@@ -397,7 +397,10 @@ def save_failure(exc: OSError, root: Path, recovered: Path | None = None) -> str
 
 
 def transcript_failure(exc: OSError) -> str:
-    return f"The turn is saved, but its transcript {exc.filename} could not be written ({exc.strerror})."
+    return (
+        f"The turn is saved, but its transcript {exc.filename} could not be written ({exc.strerror})"
+        " - free space or fix permissions."
+    )
 
 
 def failure_message(exc: BaseException) -> str:
