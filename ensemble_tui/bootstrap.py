@@ -138,6 +138,8 @@ def shut_down(workspace: Workspace) -> None:
     then the archive's connection. Called once every command's own loop has ended."""
     from ensemble_tui.providers.io_loop import stop_io_loop
 
-    closers = [close for provider in workspace.providers.values() if callable(close := getattr(provider, "aclose", None))]
+    closers = [
+        close for provider in workspace.providers.values() if callable(close := getattr(provider, "aclose", None))
+    ]
     stop_io_loop(closers)
     workspace.close()

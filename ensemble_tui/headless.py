@@ -9,6 +9,7 @@ from typing import TextIO
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
     EngineEvent,
@@ -23,7 +24,6 @@ from ensemble_tui.core.turn.events import (
     TurnNotSaved,
     VoteCounted,
 )
-from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
 
@@ -63,7 +63,13 @@ def say(line: str, err: TextIO) -> None:
 
 
 async def run_ask(
-    engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO, said: frozenset[str] = frozenset()
+    engine: Engine,
+    mode: RunMode,
+    style: Style,
+    question: str,
+    out: TextIO,
+    err: TextIO,
+    said: frozenset[str] = frozenset(),
 ) -> int:
     """Print the turn's reply; 0 once it is saved, 1 if it failed or could not be saved (the
     reply is printed all the same, and the line names the recovery file holding it).

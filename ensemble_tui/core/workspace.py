@@ -58,7 +58,9 @@ class Workspace:
         warnings = [w for w in (read_only(paths.root), loaded.warning, session_warning) if w]
         warnings += list(found.problems.values())
         workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts), archive)
-        if not paths.session_file.exists() and not read_only(paths.root):  # a first start: the chat exists from now on, so a
+        if not paths.session_file.exists() and not read_only(
+            paths.root
+        ):  # a first start: the chat exists from now on, so a
             try:  # draft typed in it finds it again at the next start
                 workspace.persist(transcript=False)
             except OSError as exc:

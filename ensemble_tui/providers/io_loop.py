@@ -15,8 +15,8 @@ tore down the objects it used: now and then a segmentation fault after the reply
 from __future__ import annotations
 
 import asyncio
-import threading
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 

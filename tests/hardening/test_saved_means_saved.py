@@ -29,7 +29,9 @@ from tests.support import ScriptedProvider, no_sleep
 REPO = Path(__file__).resolve().parents[2]
 
 
-def ensemble(home: Path, *args: str, prefix: tuple[str, ...] = (), timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def ensemble(
+    home: Path, *args: str, prefix: tuple[str, ...] = (), timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS --home HOME` as a script runs it, on this worktree's code."""
     env = {
         "PATH": os.environ["PATH"],
@@ -126,9 +128,7 @@ def test_six_new_chats_at_once_make_six_chats_each_with_its_own_question(home: P
     Workspace.open(home).close()
     context = multiprocessing.get_context("fork")
     start = context.Barrier(6)
-    children = [
-        context.Process(target=_new_chat_and_ask, args=(str(home), f"Q{n}", start)) for n in range(6)
-    ]
+    children = [context.Process(target=_new_chat_and_ask, args=(str(home), f"Q{n}", start)) for n in range(6)]
     for child in children:
         child.start()
     for child in children:

@@ -345,9 +345,7 @@ class SessionStore:
         self._point_at(session.id)
         return session
 
-    def _take_free_id(
-        self, session: SessionData, previous: SessionData | None, stored: Callable[[str], bool]
-    ) -> None:
+    def _take_free_id(self, session: SessionData, previous: SessionData | None, stored: Callable[[str], bool]) -> None:
         """Give `session` an id no transcript, no stored chat and not `previous` has."""
         base, suffix = session.id, 1
         while (
