@@ -31,9 +31,10 @@ def demo_home() -> Path:
     return Path(platformdirs.user_data_dir("ensemble-tui", appauthor=False)) / "demo"
 
 
-def open_workspace(home: str | Path | None, demo: bool = False) -> Workspace:
+def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: bool = False) -> Workspace:
     """The home folder (`--home`, else as `resolve_home` finds it; the demo's own for `--demo`),
-    made private to the user, seeded and read; raises EnsembleError if it is unusable.
+    made private to the user, seeded and read (`for_reading`: only read, nothing created or
+    changed); raises EnsembleError if it is unusable.
 
     An untrusted folder that looks like a home, and an existing home that others could read,
     each get one line on stderr (before the app takes the terminal)."""
@@ -46,6 +47,8 @@ def open_workspace(home: str | Path | None, demo: bool = False) -> Workspace:
         print(f"ensemble-tui: {line}", file=sys.stderr)
 
     root = resolve_home(str(home) if home else None, notice=say) if home or not demo else demo_home()
+    if for_reading:
+        return Workspace.for_reading(root)
     tightened = make_private(root)
     if tightened:
         say(f"made the home folder {root} private to you (0700 folders, 0600 files): {', '.join(tightened)}")
@@ -141,3 +144,16 @@ async def beside_warm_up(workspace: Workspace, turn: Awaitable[T]) -> T:
     finally:
         warming.cancel()  # done by then, unless the turn failed early
         await asyncio.gather(warming, return_exceptions=True)
+
+
+def shut_down(workspace: Workspace) -> None:
+    """End the command in order, so nothing runs while the interpreter tears down: the provider
+    loop (its uploads finish or are cancelled, the SDK clients close, its threads are joined),
+    then the archive's connection. Called once every command's own loop has ended."""
+    from ensemble_tui.providers.io_loop import stop_io_loop
+
+    closers = [
+        close for provider in workspace.providers.values() if callable(close := getattr(provider, "aclose", None))
+    ]
+    stop_io_loop(closers)
+    workspace.close()

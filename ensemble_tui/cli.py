@@ -12,10 +12,12 @@ import sys
 from collections.abc import Sequence
 
 from ensemble_tui import __version__, export_command, files_command, trust_command
-from ensemble_tui.bootstrap import collector_hold, open_workspace
+from ensemble_tui.bootstrap import collector_hold, open_workspace, shut_down
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
 STYLES = ("aggregate", "council", "vote", "debate")
+# Commands that only read the home: they open it as it is and write nothing (not even a new home).
+READ_ONLY_COMMANDS = ("history", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,12 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return trust_command.run(args)
     with collector_hold(args.command):
         try:
-            workspace = open_workspace(home, demo)
+            workspace = open_workspace(home, demo, for_reading=args.command in READ_ONLY_COMMANDS)
         except EnsembleError as exc:
             print(f"ensemble-tui: {exc}", file=sys.stderr)
             return 2
         try:
             if args.command == "files":
+                for warning in workspace.warnings:
+                    print(f"ensemble-tui: {warning}", file=sys.stderr)
                 return files_command.run(workspace, prune=args.prune, demo=demo)
             if args.command == "history":
                 return export_command.run_history(workspace)
@@ -110,4 +114,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return launch(workspace, pdf=pdf, demo=demo)
         finally:
-            workspace.close()
+            shut_down(workspace)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -47,7 +48,11 @@ def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO = sys.stdo
 
     with simulator_context(demo) as env:
         attach_providers(workspace, env)
-        return asyncio.run(_run(workspace, prune, out, err))
+        try:
+            return asyncio.run(_run(workspace, prune, out, err))
+        except (sqlite3.Error, OSError) as exc:  # a read-only home or a broken archive: one line
+            print(f"ensemble-tui: the list of uploads in {workspace.paths.archive} cannot be used ({exc}).", file=err)
+            return 1
 
 
 async def _run(workspace: Workspace, prune: bool, out: TextIO, err: TextIO) -> int:
@@ -90,7 +95,10 @@ async def reconcile(workspace: Workspace, registry: Any) -> list[str]:
             continue
         for upload in uploads:
             if upload.provider == label and upload.file_id not in listed:
-                await asyncio.to_thread(registry.remove, label, upload.file_id)
+                try:
+                    await asyncio.to_thread(registry.remove, label, upload.file_id)
+                except sqlite3.Error:  # a read-only home: listed as recorded, struck off another time
+                    continue
     return lines
 
 

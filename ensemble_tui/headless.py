@@ -11,6 +11,7 @@ from typing import TextIO
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
     EngineEvent,
@@ -22,6 +23,7 @@ from ensemble_tui.core.turn.events import (
     ReviewReceived,
     RunFailed,
     StatusChanged,
+    TurnNotSaved,
     VoteCounted,
 )
 from ensemble_tui.core.upload_cleanup import alongside_clean_up
@@ -56,24 +58,51 @@ def describe(event: EngineEvent) -> str | None:
     return None
 
 
-async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO) -> int:
+def say(line: str, err: TextIO) -> None:
+    """One status line on stderr, its control characters stripped: an error text a provider
+    sent, or a file name, can carry escape sequences aimed at the terminal."""
+    print(strip_control(line), file=err, flush=True)
+
+
+async def run_ask(
+    engine: Engine,
+    mode: RunMode,
+    style: Style,
+    question: str,
+    out: TextIO,
+    err: TextIO,
+    said: frozenset[str] = frozenset(),
+) -> int:
+    """Print the turn's reply; 0 once it is saved, 1 if it failed or could not be saved (the
+    reply is printed all the same, and the line names the recovery file holding it).
+    `said`: problems printed already (a broken provider file), not repeated when a proposer
+    is left out for them."""
+    unsaved: str | None = None
     async for event in engine.run(mode, question, style):
-        if isinstance(event, ReplyCommitted):
-            print(render_reply(event), file=out)
+        if isinstance(event, TurnNotSaved):
+            unsaved = event.message
+        elif isinstance(event, ReplyCommitted):
+            print(render_reply(event), file=out, flush=True)
             if event.message.provenance is not None:
-                print(f"reply by: {event.message.provenance.line}", file=err)
+                say(f"reply by: {event.message.provenance.line}", err)
             if event.message.checks:
                 from ensemble_tui.core.paper.quotes import QuoteReport, stderr_lines
 
                 for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
-                    print(line, file=err)
+                    say(line, err)
+            if unsaved is not None:
+                say(f"ensemble-tui: {unsaved}", err)
+                return 1
             return 0
-        if isinstance(event, RunFailed):
-            print(f"ensemble-tui: {event.message}", file=err)
+        elif isinstance(event, RunFailed):
+            say(f"ensemble-tui: {event.message}", err)
+            if unsaved is not None:
+                say(f"ensemble-tui: {unsaved}", err)
             return 1
-        line = describe(event)
-        if line:
-            print(line, file=err, flush=True)
+        elif isinstance(event, ProposerFailed) and event.message in said:
+            continue
+        elif (line := describe(event)) is not None and line:
+            say(line, err)
     return 1
 
 
@@ -97,27 +126,37 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
 
 
 def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
+    from ensemble_tui.logs import configure_logging
+
+    configure_logging(workspace.paths.logs)
     for warning in workspace.warnings:
-        print(f"ensemble-tui: {warning}", file=sys.stderr)
+        say(f"ensemble-tui: {warning}", sys.stderr)
+    said = frozenset(workspace.config_problems.values()) & frozenset(workspace.warnings)
     with simulator_context(demo) as env:
         attach_providers(workspace, env)
         try:
             if new:
-                workspace.new_chat()
+                try:
+                    workspace.new_chat()
+                except OSError:  # not saved: the turn runs, then says so (exit 1, its reply recovered)
+                    workspace.session = workspace.store.new_session(workspace.session, save=False)
             if pdf:
-                workspace.select_pdf(pdf)
+                try:
+                    workspace.select_pdf(pdf)
+                except OSError:  # chosen for this turn all the same; the turn's save says what failed
+                    pass
         except EnsembleError as exc:
-            print(f"ensemble-tui: {exc}", file=sys.stderr)
+            say(f"ensemble-tui: {exc}", sys.stderr)
             return 2
         try:
             run_mode = parse_run_mode(mode, workspace.extra_providers)
         except ValueError as exc:
-            print(f"ensemble-tui: {exc}", file=sys.stderr)
+            say(f"ensemble-tui: {exc}", sys.stderr)
             return 2
         engine = Engine(workspace)
         try:
             turn = beside_warm_up(
-                workspace, run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr)
+                workspace, run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr, said)
             )
             return asyncio.run(cancelled_by_signals(alongside_clean_up(workspace, turn, sys.stderr)))
         except (KeyboardInterrupt, asyncio.CancelledError):

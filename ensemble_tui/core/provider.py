@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
+from ensemble_tui.core.text.sanitize import strip_control
+
 Role = Literal["user", "assistant"]
 ReasoningEffort = Literal["low", "medium", "high"]
 
@@ -126,6 +128,7 @@ class ProviderError(Exception):
     def __init__(
         self, kind: ErrorKind, message: str, retry_after: float | None = None, usage: Usage | None = None
     ) -> None:
+        message = strip_control(message)  # an SDK's error text may carry escapes for the terminal
         super().__init__(message)
         self.kind = kind
         self.message = message

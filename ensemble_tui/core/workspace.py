@@ -7,6 +7,7 @@ single place where files are read at start and state changes are persisted.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,9 +55,12 @@ class Workspace:
         archive = RunArchive(paths.archive)
         store = SessionStore(paths, archive)
         session, session_warning = store.load()
-        warnings = [w for w in (loaded.warning, session_warning) if w] + list(found.problems.values())
+        warnings = [w for w in (read_only(paths.root), loaded.warning, session_warning) if w]
+        warnings += list(found.problems.values())
         workspace = cls(paths, configs, loaded.settings, session, store, PromptLibrary(paths.prompts), archive)
-        if not paths.session_file.exists():  # a first start: the chat exists from now on, so a
+        if not paths.session_file.exists() and not read_only(
+            paths.root
+        ):  # a first start: the chat exists from now on, so a
             try:  # draft typed in it finds it again at the next start
                 workspace.persist(transcript=False)
             except OSError as exc:
@@ -75,6 +79,16 @@ class Workspace:
                     f"{provider}: model {model} was retired ({spec.retired}) - pick another in Settings."
                 )
         return workspace
+
+    @classmethod
+    def for_reading(cls, root: Path) -> Workspace:
+        """The home as the commands that only read it (history, export) see it: nothing is
+        created, seeded or repaired, and a home that does not exist reads as one without chats."""
+        paths = HomePaths(root)
+        archive = RunArchive(paths.archive, create=False)
+        store = SessionStore(paths, archive)
+        session = SessionData(id=store.pointer() or SessionData().id)
+        return cls(paths, {}, Settings(), session, store, PromptLibrary(paths.prompts), archive)
 
     def attach_providers(self, providers: dict[str, Provider], unavailable: dict[str, str]) -> None:
         self.providers = dict(providers)
@@ -166,3 +180,16 @@ class Workspace:
         self.settings = updated
         save_settings(self.paths.settings_file, updated)
         return updated
+
+
+def read_only(root: Path) -> str | None:
+    """One line if the home cannot be written (a read-only file system, or no write permission):
+    nothing done in it can be saved. None if it can."""
+    try:
+        mounted_read_only = bool(os.statvfs(root).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # no statvfs (Windows)
+        mounted_read_only = False
+    if not mounted_read_only and os.access(root, os.W_OK):
+        return None
+    why = "a read-only file system" if mounted_read_only else "no write permission"
+    return f"The home folder {root} is read-only ({why}): nothing can be saved there - use --home to choose another."

@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 import sys
-from pathlib import Path
 
 from ensemble_tui.bootstrap import attach_providers, build_app, demo_on_standby
 from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.logs import LOG_FILE, configure_logging
 from ensemble_tui.ui.notify import SystemNotifier
 
-LOG_FILE = "ensemble-tui.log"
-
-
-def configure_logging(logs: Path) -> None:
-    """Send log records to Logs/ensemble-tui.log: nothing may write to the terminal the app owns."""
-    try:
-        logs.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(logs / LOG_FILE, encoding="utf-8")
-    except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.WARNING)
-    logging.getLogger("ensemble_tui").setLevel(logging.INFO)
+__all__ = ["LOG_FILE", "configure_logging", "launch"]  # the log's setup lives in ensemble_tui/logs.py
 
 
 def launch(workspace: Workspace, *, pdf: str | None = None, demo: bool = False) -> int:

@@ -14,7 +14,7 @@ import pytest
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.chat.session import ChatMessage, Resubmission, SessionData
 from ensemble_tui.core.store.archive import SCHEMA, RunArchive
-from ensemble_tui.core.turn.events import Notice, ReplyCommitted
+from ensemble_tui.core.turn.events import ReplyCommitted, TurnNotSaved
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
 from tests.support import Hang
@@ -128,7 +128,7 @@ def test_a_broken_archive_is_kept_aside_and_a_new_chat_starts(workspace, home):
     assert [m.text for m in _restarted(home).session.history] == ["after the damage"]
 
 
-async def test_an_archive_that_refuses_a_save_costs_a_notice_not_the_reply(
+async def test_an_archive_that_refuses_a_save_says_the_turn_was_not_saved_but_shows_the_reply(
     workspace, scripted, make_engine, monkeypatch: pytest.MonkeyPatch
 ):
     def refuse(*_args: object, **_kwargs: object) -> None:
@@ -138,8 +138,10 @@ async def test_an_archive_that_refuses_a_save_costs_a_notice_not_the_reply(
     scripted["ChatGPT"].scripts["proposer"] = ["the answer"]
     events = await run_turn(make_engine(), Mode.CHATGPT, "a question")
     assert [e.text for e in of_type(events, ReplyCommitted)] == ["the answer"]
-    notices = [e.message for e in of_type(events, Notice)]
-    assert notices and all(n.startswith(f"Could not save {workspace.paths.archive}") for n in notices)
+    notices = [e.message for e in of_type(events, TurnNotSaved)]
+    assert notices and all(
+        n.startswith(f"This turn was not saved: cannot write {workspace.paths.archive}") for n in notices
+    )
     assert [m.text for m in workspace.session.history] == ["a question", "the answer"]
     monkeypatch.undo()
     workspace.persist()  # the archive is back: the next save stores the whole turn

@@ -10,6 +10,15 @@ from ensemble_tui.core.errors import PdfError
 
 _PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 _PAGE_COUNT_LIMIT = 64 * 1024 * 1024
+_MB = 1024 * 1024
+# The largest PDF each API documents it takes, by protocol (core/config.py's names): OpenAI 50 MB
+# per file input, Anthropic 32 MB per request, Gemini 50 MB through its Files API. A PDF sent as
+# extracted text, or to another API, has no such limit here.
+PDF_SIZE_LIMITS: dict[str, int] = {
+    "openai-responses": 50 * _MB,
+    "anthropic-messages": 32 * _MB,
+    "gemini": 50 * _MB,
+}
 
 
 @dataclass(frozen=True)
@@ -48,3 +57,15 @@ def pdf_info(path: str | Path) -> PdfInfo:
         except OSError:
             pages = None
     return PdfInfo(resolved, size, pages)
+
+
+def size_refusal(provider: str, protocol: str, size_bytes: int) -> str | None:
+    """One line if a PDF of `size_bytes` is over what `provider`'s API takes, else None: refused
+    for its size before anything is sent (its cost would otherwise be estimated as if it fit)."""
+    limit = PDF_SIZE_LIMITS.get(protocol)
+    if limit is None or size_bytes <= limit:
+        return None
+    return (
+        f"{provider}: the PDF is {size_bytes / _MB:.0f} MB, over the {limit // _MB} MB its API accepts"
+        " - send a smaller file (split it, or compress its images)"
+    )

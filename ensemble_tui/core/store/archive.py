@@ -132,8 +132,9 @@ class RunArchive:
     """The archive of one home folder; the connection opens on first use and is shared by
     every thread (calls are serialised by a lock)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
         self.path = path
+        self.create = create  # False (history, export): a missing file reads as empty, none is made
         self._connection: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 
@@ -155,6 +156,8 @@ class RunArchive:
         return self._connect()
 
     def _open(self) -> sqlite3.Connection:
+        if self._connection is None and not self.create and not self.path.exists():
+            self._connection = self._empty()
         if self._connection is None:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             _create_private(self.path)
@@ -166,11 +169,39 @@ class RunArchive:
                 columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
                 if "revision" not in columns:  # a database made before sessions had revisions
                     connection.execute("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+            except sqlite3.OperationalError as exc:
+                connection.close()
+                if not self.path.is_file() or "locked" in str(exc):
+                    raise
+                connection = self._read_only()  # a read-only home: it still reads; a write fails
             except sqlite3.Error:
                 connection.close()
                 raise
             self._connection = connection
         return self._connection
+
+    def _read_only(self) -> sqlite3.Connection:
+        """The file opened for reading only, where it cannot be written (a read-only folder or
+        file system): as is, else as an immutable file (its log, which the last writer folded
+        in when it closed, cannot be read there anyway). Raises sqlite3.Error."""
+        for options in ("mode=ro", "immutable=1"):
+            connection = sqlite3.connect(
+                f"{self.path.resolve().as_uri()}?{options}", uri=True, timeout=10, check_same_thread=False
+            )
+            try:
+                connection.execute("SELECT count(*) FROM sessions").fetchone()
+            except sqlite3.Error:
+                connection.close()
+                continue
+            return connection
+        raise sqlite3.OperationalError(f"unable to open {self.path.name} even for reading")
+
+    @staticmethod
+    def _empty() -> sqlite3.Connection:
+        """An empty archive in memory, for a command that only reads a home without one."""
+        connection = sqlite3.connect(":memory:", check_same_thread=False)
+        connection.executescript(SCHEMA + UPLOADS_SCHEMA)
+        return connection
 
     def close(self) -> None:
         """Close the connection (it reopens on the next use); also done when the archive is

@@ -115,27 +115,49 @@ class Transactions(Protocol):
 
 @dataclass
 class SqliteLedger:
-    """One turn's reservations in the home's History.sqlite3, checked against every process's."""
+    """One turn's reservations in the home's History.sqlite3, checked against every process's.
+
+    When the database cannot be written (a full disk, a read-only home, a broken file), the turn
+    goes on with its reservations in memory: the cap still holds for this process, and the
+    turn's save then fails loudly, with its reply kept in a recovery file."""
 
     archive: Transactions
     session: str
     turn: str
     busy_timeout_s: float = 30.0
+    _local: LocalLedger | None = None
+    _local_ids: set[int] = field(default_factory=set)
+    _stored_worst: float = 0.0  # what this turn reserved in the database before it failed
 
     def reserve(self, spent_before: float, cap: float, size: Sizing) -> Reservation:
-        with self.archive.writing(self.busy_timeout_s) as db:
-            spent = max(spent_before, stored_cost(db, self.session)) + outstanding(db, self.session)
-            tokens, worst = _grant(spent, cap, size)
-            cursor = db.execute(
-                "INSERT INTO budget_reservations (session, turn, pid, process_started, worst_usd) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (self.session, self.turn, os.getpid(), PROCESS_STARTED, worst),
-            )
-            return Reservation(int(cursor.lastrowid or 0), tokens, worst)
+        if self._local is None:
+            try:
+                with self.archive.writing(self.busy_timeout_s) as db:
+                    spent = max(spent_before, stored_cost(db, self.session)) + outstanding(db, self.session)
+                    tokens, worst = _grant(spent, cap, size)
+                    cursor = db.execute(
+                        "INSERT INTO budget_reservations (session, turn, pid, process_started, worst_usd) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (self.session, self.turn, os.getpid(), PROCESS_STARTED, worst),
+                    )
+                    self._stored_worst += worst
+                    return Reservation(int(cursor.lastrowid or 0), tokens, worst)
+            except (sqlite3.Error, OSError):
+                self._local = LocalLedger()
+        reservation = self._local.reserve(spent_before + self._stored_worst, cap, size)
+        reservation = Reservation(-reservation.id, reservation.output_tokens, reservation.worst_usd)
+        self._local_ids.add(reservation.id)
+        return reservation
 
     def settle(self, reservation: Reservation, billed: float) -> None:
-        with self.archive.writing(self.busy_timeout_s) as db:
-            db.execute("UPDATE budget_reservations SET billed_usd = ? WHERE id = ?", (billed, reservation.id))
+        if reservation.id in self._local_ids and self._local is not None:
+            self._local.settle(Reservation(-reservation.id, reservation.output_tokens, reservation.worst_usd), billed)
+            return
+        try:
+            with self.archive.writing(self.busy_timeout_s) as db:
+                db.execute("UPDATE budget_reservations SET billed_usd = ? WHERE id = ?", (billed, reservation.id))
+        except (sqlite3.Error, OSError):
+            pass  # the row keeps its worst case, which only ever overstates what was spent
 
 
 def stored_cost(db: sqlite3.Connection, session: str) -> float:

@@ -7,10 +7,12 @@ A session lives in two places:
 `Session.json` only names the current chat; it is written when the current chat changes.
 
 A turn is saved by `commit_turn`: one transaction that holds the database's write lock, in
-which the session's items, its row and the turn's record are written and the transcript is
-rewritten from what the transaction stored. If another process added turns to the same chat
-since this one last saw it (its revision moved on), this turn's messages are appended to the
-chat as it now stands, never over it. A crash at any moment leaves every completed turn.
+which the session's items, its row and the turn's record are written; once it has committed,
+the transcript is rewritten from what is stored (never before: a transcript holding a turn the
+database lacks would lose it at the next rewrite). If another process added turns to the same
+chat since this one last saw it (its revision moved on), this turn's messages are appended to
+the chat as it now stands, never over it. A crash at any moment leaves every completed turn.
+A new chat's id is claimed in one transaction, so chats started at once never share one.
 Files written by older versions (Session.json holding the session, or its lists) are read as
 they are and the first save stores them the new way.
 """
@@ -75,6 +77,10 @@ class TurnChange:
     turn: str | None = None  # the turn's key in the budget ledger: its reservations go with this commit
 
 
+class TranscriptError(OSError):
+    """The turn is stored in the archive, but its Markdown transcript could not be written."""
+
+
 @dataclass(frozen=True)
 class Committed:
     """A committed turn: the session as now stored; `merged` if another process's turns are in it."""
@@ -137,6 +143,13 @@ class SessionStore:
             )
         self._pointer = file.id
         return restored, None
+
+    def pointer(self) -> str | None:
+        """The id Session.json names, read and left as it is; None if there is none to read."""
+        try:
+            return SessionFile.model_validate_json(self.paths.session_file.read_bytes()).id
+        except (OSError, ValidationError, ValueError):
+            return None
 
     def archived(self, session_id: str) -> SessionData | None:
         """A session as the archive holds it (raises sqlite3.Error if it cannot be read)."""
@@ -204,11 +217,14 @@ class SessionStore:
             atomic_write_text(self.transcript_path(session), render_transcript(session))
 
     def commit_turn(self, change: TurnChange, *, on_wait: Callable[[], None] | None = None) -> Committed:
-        """Save a turn in one transaction: its messages, the session's row and the turn's record,
-        then the transcript, all under the database's write lock (see the module's docstring).
+        """Save a turn in one transaction (its messages, the session's row and the turn's record,
+        under the database's write lock), then rewrite the transcript from what is now stored.
 
-        If another process holds the lock (it is saving), `on_wait` is called and this one waits
-        for it. Raises OSError if anything cannot be written.
+        The transcript is written only once the turn is committed: a transcript never holds a
+        turn the database lacks, so rewriting it from the database never drops one (see
+        `_write_transcript`). If another process holds the lock (it is saving), `on_wait` is
+        called and this one waits for it. Raises OSError if the turn cannot be stored, and
+        TranscriptError (an OSError) if it was stored but its transcript could not be written.
         """
         for patience_s in (0.25, 30.0):
             try:
@@ -216,7 +232,6 @@ class SessionStore:
                     committed, remembered = self._commit(change, db)
                     if change.turn is not None:
                         release_turn(db, change.session.id, change.turn)
-                    transcript_error = self._write_transcript(committed.session)
                 break
             except sqlite3.OperationalError as exc:
                 if patience_s > 1 or "locked" not in str(exc):
@@ -227,8 +242,7 @@ class SessionStore:
                 raise OSError(errno.EIO, f"cannot store the chat history: {exc}", str(self.paths.archive)) from exc
         self._remember(*remembered)
         self._point_at(committed.session.id)
-        if transcript_error is not None:
-            raise transcript_error
+        self._write_transcript(committed.session, remembered[1])
         return committed
 
     def _commit(self, change: TurnChange, db: sqlite3.Connection) -> tuple[Committed, tuple[SessionData, int]]:
@@ -285,15 +299,24 @@ class SessionStore:
         self._stored = {session.id: {name: list(getattr(session, name)) for name in LISTS}}
         self._revisions = {session.id: revision}
 
-    def _write_transcript(self, session: SessionData) -> OSError | None:
-        """Rewrite the transcript; a failure is returned (the turn is stored all the same)."""
-        if not session.history:
-            return None
+    def _write_transcript(self, session: SessionData, revision: int) -> None:
+        """Rewrite the transcript from the chat as stored, under the database's write lock, so
+        that two processes saving turns to one chat write it in the order they committed: if
+        another one committed since (`revision` moved on), its newer chat is written instead.
+        Raises TranscriptError if it cannot be written (the turn is stored all the same)."""
+        path = self.transcript_path(session)
         try:
-            atomic_write_text(self.transcript_path(session), render_transcript(session))
-        except OSError as exc:
-            return exc
-        return None
+            with self.archive.writing() as db:
+                found = db.execute("SELECT revision FROM sessions WHERE id = ?", (session.id,)).fetchone()
+                if found is not None and found[0] != revision:
+                    stored = self.archive.load_session(session.id, db=db)
+                    if stored is not None:
+                        session = with_items(SessionData.model_validate_json(stored.head), stored.items)
+                if session.history:
+                    atomic_write_text(path, render_transcript(session))
+        except (OSError, sqlite3.Error) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise TranscriptError(errno.EIO, reason, str(path)) from exc
 
     def _point_at(self, session_id: str) -> None:
         """Make Session.json name `session_id` (written only when that changes)."""
@@ -303,19 +326,39 @@ class SessionStore:
         self._pointer = session_id
 
     def new_session(self, previous: SessionData | None = None, *, save: bool = True) -> SessionData:
-        """A fresh session with a new transcript name (never reusing the previous one's)."""
+        """A fresh session with a new transcript name (never reusing the previous one's).
+
+        Saved, its id is claimed in the same transaction that finds it free (under the
+        database's write lock), so processes starting chats at once each get their own; raises
+        OSError if it cannot be saved."""
         session = SessionData()
+        if not save:
+            self._take_free_id(session, previous, lambda candidate: self._stored_already(candidate))
+            return session
+        try:
+            with self.archive.writing() as db:
+
+                def stored(candidate: str) -> bool:
+                    return db.execute("SELECT 1 FROM sessions WHERE id = ?", (candidate,)).fetchone() is not None
+
+                self._take_free_id(session, previous, stored)
+                remembered = self._store(session, db)
+        except sqlite3.Error as exc:
+            raise OSError(errno.EIO, f"cannot store the chat history: {exc}", str(self.paths.archive)) from exc
+        self._remember(*remembered)
+        self._point_at(session.id)
+        return session
+
+    def _take_free_id(self, session: SessionData, previous: SessionData | None, stored: Callable[[str], bool]) -> None:
+        """Give `session` an id no transcript, no stored chat and not `previous` has."""
         base, suffix = session.id, 1
         while (
             self.transcript_path(session).exists()
             or (previous is not None and session.id == previous.id)
-            or self._stored_already(session.id)
+            or stored(session.id)
         ):
             suffix += 1
             session.id = f"{base}-{suffix}"
-        if save:
-            self.save(session)
-        return session
 
     def _stored_already(self, session_id: str) -> bool:
         """Whether the archive holds a chat of that id (a new chat must not take over an empty

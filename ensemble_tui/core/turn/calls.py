@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ensemble_tui.core.chat.runlog import CallRecord
 from ensemble_tui.core.config import ModelSpec, ProviderConfig
+from ensemble_tui.core.paper.pdf import size_refusal
 from ensemble_tui.core.provider import CallRequest, ErrorKind, Provider, ProviderError, Reply, Turn, Usage
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.store.budget_ledger import BudgetLedger, BudgetRefused, LocalLedger, Reservation
@@ -89,6 +90,10 @@ class ModelCaller:
         self._note_unknown_model(provider, asked.model)
         adapter = self.providers[provider]
         spec = self.configs[provider].spec_or_cautious(asked.model)
+        config = self.configs[provider]
+        if asked.pdf is not None and config.pdf == "file-api":
+            if (too_large := size_refusal(provider, config.api, self._pdf_bytes)) is not None:
+                raise ProviderError(ErrorKind.FATAL, too_large)
         retries = 0
         while True:
             reservation = await self._reserve(spec, asked)

@@ -21,13 +21,14 @@ from typing import Any
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
-from ensemble_tui.core.chat.session import ChatMessage, SessionData, answered_turns
+from ensemble_tui.core.chat.session import ChatMessage, SessionData, answered_turns, render_transcript
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Turn
 from ensemble_tui.core.store.budget_ledger import SqliteLedger
-from ensemble_tui.core.store.session_store import TurnChange
+from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
+from ensemble_tui.core.store.session_store import TranscriptError, TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
 from ensemble_tui.core.turn.costs import BudgetExceeded
@@ -41,6 +42,7 @@ from ensemble_tui.core.turn.events import (
     ReplyCommitted,
     RunFailed,
     StatusChanged,
+    TurnNotSaved,
     TurnRolledBack,
 )
 from ensemble_tui.core.turn.retry import RetryPolicy
@@ -327,8 +329,9 @@ class Engine:
         """Change the session once, as the turn's outcome says, and save it in a worker thread.
 
         A final reply adds the input (if new) and the reply; a failure keeps the input, the
-        outputs and the resubmissions; a cancel keeps only the cost. A failed write is reported
-        and the session is kept in memory.
+        outputs and the resubmissions; a cancel keeps only the cost. A turn that cannot be
+        stored is reported (TurnNotSaved), its reply written to a recovery file; the session
+        is kept in memory, so the next save that succeeds stores it too.
         """
         workspace = self.workspace
         session = workspace.session
@@ -372,8 +375,16 @@ class Engine:
         workspace.session = after
         try:
             committed = await asyncio.shield(asyncio.to_thread(workspace.store.commit_turn, change, on_wait=waiting))
+        except TranscriptError as exc:  # the turn is stored; only its Markdown copy lags
+            emit(Notice(transcript_failure(exc)))
+            return
         except OSError as exc:
-            emit(Notice(save_failure(exc, workspace.paths.root)))
+            recovered = None
+            if reply is not None:  # the answer paid for is kept somewhere, whatever the home's state
+                text = render_transcript(after.model_copy(update={"history": appended}))
+                folders = recovery_folders(workspace.paths.root)
+                recovered = await asyncio.shield(asyncio.to_thread(write_recovery, text, after.id, folders))
+            emit(TurnNotSaved(save_failure(exc, workspace.paths.root, recovered)))
             return
         workspace.session = committed.session
         if committed.merged:  # the chat as it now stands, this turn's messages at its end
@@ -386,9 +397,19 @@ def reloaded(session: SessionData) -> ChatReloaded:
     )
 
 
-def save_failure(exc: OSError, root: Path) -> str:
+def save_failure(exc: OSError, root: Path, recovered: Path | None = None) -> str:
+    """The one line for a turn that could not be stored, naming where its reply went."""
     where = exc.filename or root
-    return f"Could not save {where} ({exc.strerror}) - free space or fix permissions; the chat is kept in memory."
+    why = exc.strerror or str(exc)
+    kept = f"; the reply is in {recovered}" if recovered is not None else ""
+    return f"This turn was not saved: cannot write {where} ({why}){kept} - free space or fix permissions."
+
+
+def transcript_failure(exc: OSError) -> str:
+    return (
+        f"The turn is saved, but its transcript {exc.filename} could not be written ({exc.strerror})"
+        " - free space or fix permissions."
+    )
 
 
 def failure_message(exc: BaseException) -> str:

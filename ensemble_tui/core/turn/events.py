@@ -131,6 +131,15 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class TurnNotSaved:
+    """The turn could not be stored (a full disk, a read-only home, a broken History.sqlite3):
+    one line that says so and names the recovery file holding the reply, if one was written.
+    Sent before the turn's last event; `ask` then exits 1."""
+
+    message: str
+
+
+@dataclass(frozen=True)
 class ReplyCommitted:
     """The final reply, saved with the chat before this event is sent."""
 
@@ -178,6 +187,7 @@ EngineEvent = (
     | VoteCounted
     | CostUpdated
     | Notice
+    | TurnNotSaved
     | ReplyCommitted
     | RunFailed
     | TurnRolledBack

@@ -226,6 +226,8 @@ class TurnController(Widget):
             host.chat.status.set_cost(event.session_cost_usd)
         elif isinstance(event, ev.Notice):
             host.add_notice(event.message, "info")
+        elif isinstance(event, ev.TurnNotSaved):
+            host.add_notice(event.message, "error")
         elif isinstance(event, ev.ReplyCommitted):
             self._reply_committed(turn, event)
         elif isinstance(event, ev.RunFailed):

@@ -1,0 +1,59 @@
+"""Clean exits (issue 24 §7): short `ask` runs, two at a time on one home with one PDF (so
+they upload, reuse and replace each other's copies), each exit 0 with nothing on stderr after
+the reply's lines: no crash at interpreter shutdown, no task outliving the command.
+
+`ASK_RUNS` sets how many (20 in the suite; the report's figure is 200)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.hardening.test_saved_means_saved import REPO, ensemble
+
+RUNS = int(os.environ.get("ASK_RUNS", "20"))
+AT_ONCE = 2
+BUDGET_S = 45.0 * RUNS  # wall time for all of them: generous, for a two-core machine shared with others
+
+
+def _check(run: subprocess.CompletedProcess[str]) -> str | None:
+    """Why a run is not clean, or None."""
+    if run.returncode != 0:
+        return f"exit {run.returncode}: {run.stderr[-500:]}"
+    lines = run.stderr.splitlines()
+    replied = [index for index, line in enumerate(lines) if line.startswith("reply by: ")]
+    if not replied:
+        return f"no reply line: {run.stderr[-500:]}"
+    after = [line for line in lines[replied[-1] + 1 :] if line.strip()]
+    if after:
+        return f"stderr after the reply: {after}"
+    if "Traceback" in run.stderr or "never retrieved" in run.stderr:
+        return f"a traceback: {run.stderr[-500:]}"
+    return None
+
+
+def test_short_ask_runs_all_exit_cleanly(home: Path, tmp_path: Path) -> None:
+    pdf = tmp_path / "paper.pdf"
+    shutil.copyfile(REPO / "tests" / "data" / "sample.pdf", pdf)
+    started = time.monotonic()
+    problems: list[str] = []
+    done = 0
+    while done < RUNS:
+        runs = _in_parallel(home, pdf, [f"Q{done + n}" for n in range(min(AT_ONCE, RUNS - done))])
+        problems += [f"run {done + n}: {why}" for n, run in enumerate(runs) if (why := _check(run))]
+        done += len(runs)
+        assert time.monotonic() - started < BUDGET_S, f"{done} runs took over {BUDGET_S:.0f} s"
+    assert not problems, "\n".join(problems)
+
+
+def _in_parallel(home: Path, pdf: Path, questions: list[str]) -> list[subprocess.CompletedProcess[str]]:
+    with ThreadPoolExecutor(len(questions)) as pool:
+        futures = [
+            pool.submit(ensemble, home, "ask", "--demo", "--mode", "chatgpt", "--pdf", str(pdf), question)
+            for question in questions
+        ]
+        return [future.result() for future in futures]
