@@ -30,7 +30,11 @@ from ensemble_tui.core.store.drafts import DraftStore
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui import layout, warm_up
-from ensemble_tui.ui.archive_flow import ArchiveFlow
+from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
+from ensemble_tui.ui.actions.pane_switching import PaneSwitching
+from ensemble_tui.ui.actions.pdf_actions import PdfActions
+from ensemble_tui.ui.actions.preferences import Preferences
+from ensemble_tui.ui.actions.reply_actions import ReplyActions
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry, NoticeKind
 from ensemble_tui.ui.commands import palette_commands
@@ -38,7 +42,6 @@ from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
-from ensemble_tui.ui.pane_switching import PaneSwitching
 from ensemble_tui.ui.panes import pane_id_for_provider, widget_key
 from ensemble_tui.ui.panes.attachments import AttachmentsPane
 from ensemble_tui.ui.panes.chat import ChatPane
@@ -46,9 +49,6 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
-from ensemble_tui.ui.pdf_actions import PdfActions
-from ensemble_tui.ui.preferences import Preferences
-from ensemble_tui.ui.reply_actions import ReplyActions
 from ensemble_tui.ui.turns.collector import CollectorPolicy
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys

@@ -24,10 +24,10 @@ from ensemble_tui.ui.panes import panes
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
-    from ensemble_tui.ui.archive_flow import ArchiveFlow
-    from ensemble_tui.ui.pane_switching import PaneSwitching
-    from ensemble_tui.ui.pdf_actions import PdfActions
-    from ensemble_tui.ui.reply_actions import ReplyActions
+    from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
+    from ensemble_tui.ui.actions.pane_switching import PaneSwitching
+    from ensemble_tui.ui.actions.pdf_actions import PdfActions
+    from ensemble_tui.ui.actions.reply_actions import ReplyActions
     from ensemble_tui.ui.screens.report import ReportScreen
     from ensemble_tui.ui.turns.turn_controller import TurnController
     from ensemble_tui.ui.turns.turn_keys import TurnKeys

@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 from textual.widgets import DataTable
 
-from ensemble_tui.ui.archive_flow import NO_RUNS
+from ensemble_tui.ui.actions.archive_flow import NO_RUNS
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry
 from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
