@@ -1,10 +1,12 @@
 """The Textual app: the panes around one Workspace, with the engine driven from a worker.
 
-This module holds the layout, start-up, pane switching and the actions that are not runs (PDF,
-settings, new chat, clipboard, links, palette). A turn on screen is ui/turns/turn_controller.py's;
-reports, history and exports are in ui/archive_flow.py; the keys in ui/bindings.py.
-The app is the only place that calls the core; panes only render and post messages (attributes
-down, messages up).
+This module holds the layout, start-up and opening a chat. What the keys, buttons and palette
+do belongs to collaborators, each given the app as a small Protocol host: the turn (ui/turns/:
+TurnController, whose `turn` is the one record of the run in flight, and TurnKeys), the PDF, the
+panes, the settings, the archive (reports, history, exports) and the replies. Textual finds key
+actions and message handlers on the app, which hands each over at once. The keys are in
+ui/bindings.py. The app is the only place that calls the core; panes only render and post
+messages (attributes down, messages up).
 """
 
 from __future__ import annotations
@@ -13,33 +15,36 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
-from ensemble_tui.core.chat.modes import Mode, RunMode, Style, parse_run_mode
+from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.config import PROVIDERS
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.paper.pdf import pdf_info
 from ensemble_tui.core.store.drafts import DraftStore
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui import layout, warm_up
-from ensemble_tui.ui.archive_flow import ArchiveFlow
+from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
+from ensemble_tui.ui.actions.pane_switching import PaneSwitching
+from ensemble_tui.ui.actions.pdf_actions import PdfActions
+from ensemble_tui.ui.actions.preferences import Preferences
+from ensemble_tui.ui.actions.reply_actions import ReplyActions
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
-from ensemble_tui.ui.chat_log.chat_view import NoticeKind
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry, NoticeKind
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
-from ensemble_tui.ui.pane_switching import PaneSwitching
 from ensemble_tui.ui.panes import pane_id_for_provider, widget_key
 from ensemble_tui.ui.panes.attachments import AttachmentsPane
 from ensemble_tui.ui.panes.chat import ChatPane
@@ -47,17 +52,17 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
-from ensemble_tui.ui.pdf_actions import PdfActions
-from ensemble_tui.ui.preferences import Preferences
-from ensemble_tui.ui.reply_actions import ReplyActions
 from ensemble_tui.ui.turns.collector import CollectorPolicy
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
 from ensemble_tui.ui.turns.turns import ActiveTurn
+from ensemble_tui.ui.widgets.action_bar import ActionBar
+from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from ensemble_tui.core.turn.engine import Engine
+    from ensemble_tui.ui.screens.report import ReportScreen
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +78,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#chat-input"
 
 
-class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow, ReplyActions, App[int]):
+class EnsembleApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
     HORIZONTAL_BREAKPOINTS = layout.HORIZONTAL_BREAKPOINTS
@@ -102,14 +107,18 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         self.folder_opener = folder_opener
         self.demo = demo
         self.turns = TurnController(self)
-        self._style_unsaved = False
-        self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self._draft_now)
+        self.turn_keys = TurnKeys(self)
+        self.pdf_actions = PdfActions(self)
+        self.pane_switching = PaneSwitching(self)
+        self.preferences = Preferences(self)
+        self.archive_flow = ArchiveFlow(self)
+        self.reply_actions = ReplyActions(self)
+        self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self.turn_keys.draft_now)
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
-        self._restore_choices(workspace.session.last_mode, workspace.session.last_style)
+        self.turn_keys.restore_choices(workspace.session.last_mode, workspace.session.last_style)
         self._initial_pdf = pdf
         self.chat_id = workspace.session.id  # the chat on screen (set where a chat is opened)
-        self.pdf_path: str | None = None  # its PDF, as last shown
         # The panes behind tabs, made in compose(); the app talks to them through these
         # references because they are mounted lazily (see compose).
         self._model_panes: dict[str, ModelPane] = {}
@@ -223,6 +232,10 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         assert self._settings_pane is not None, "made in compose()"
         return self._settings_pane
 
+    @property
+    def lazy_panes(self) -> Mapping[str, LazyPane]:
+        return self._lazy_panes
+
     # ----- start-up --------------------------------------------------------------------------
 
     def _load_keymap(self) -> str | None:
@@ -238,12 +251,13 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         chosen = self.workspace.settings.theme
         if chosen and chosen != self.theme and chosen in self.available_themes:
             self.theme = chosen
-        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.theme_changed_signal.subscribe(self, self.preferences.theme_changed)
+        self.watch(self.turns, "turn", self._turn_changed, init=False)
         loop = asyncio.get_running_loop()
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a confirmed quit: the run's cost saved, its question kept
-                loop.add_signal_handler(signum, lambda: self.run_worker(self._quit_confirmed(True)))
-        self._show_session()
+                loop.add_signal_handler(signum, lambda: self.run_worker(self.turn_keys.quit_confirmed(True)))
+        self.show_session()
         history = self.workspace.session.history  # the last question the chat shows answered:
         answered = next(
             (history[i].text for i in range(len(history) - 2, -1, -1) if history[i + 1].role == "assistant"), None
@@ -260,7 +274,7 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         for line in dict.fromkeys(lines):  # a broken provider file is both a warning and a reason
             self.add_notice(line, "warning")
         if self._initial_pdf:
-            self.select_pdf_path(self._initial_pdf, announce=False)
+            self.pdf_actions.select(self._initial_pdf, announce=False)
         self.call_after_refresh(self._mount_next_pane)
 
     async def _mount_next_pane(self, refreshes_left: int = FOOTER_WAIT_REFRESHES) -> None:
@@ -301,7 +315,7 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
     def on_unmount(self) -> None:
         self.collector.release()  # full collections back on (even if quitting mid-turn), nothing frozen
 
-    def _show_session(self) -> None:
+    def show_session(self) -> None:
         """Paint every pane from the workspace's session: the one place the UI reads a chat, when
         it opens one (at start, a new chat, a chat reopened from History)."""
         session = self.workspace.session
@@ -309,44 +323,21 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
             self.drafts.flush()  # the box's text is kept with the chat it was typed in
         self.chat_id = session.id
         self.sub_title = f"chat {session.id}" + ("  ·  demo" if self.demo else "")
-        self._restore_choices(session.last_mode, session.last_style)
+        self.turn_keys.restore_choices(session.last_mode, session.last_style)
         self.chat.log_view.show(session.history)
         self.resubmissions.log_view.show(session.resubmissions)
         self.chat.status.set_cost(session.cost_usd)
         for provider in self.model_providers:
-            self.model_pane(provider).show(session.last_outputs.get(provider), *self._model_line(provider))
-        self._show_pdf(session.pdf_path)
+            self.model_pane(provider).show(session.last_outputs.get(provider), *self.model_line(provider))
+        self.pdf_actions.show(session.pdf_path)
         self.mark_actions()
 
-    def _restore_choices(self, last_mode: str | None, last_style: str | None) -> None:
-        """The chat's last mode (Enter's default) and style; unknown values fall back."""
-        try:
-            self.default_mode = parse_run_mode(last_mode or "all", self.workspace.extra_providers)
-        except ValueError:  # e.g. an added provider whose file was removed since
-            self.default_mode = Mode.ALL
-        try:
-            self.style = Style.parse(last_style or "aggregate")
-        except ValueError:
-            self.style = Style.AGGREGATE
-
-    def _model_line(self, provider: str) -> tuple[str, str | None]:
+    def model_line(self, provider: str) -> tuple[str, str | None]:
         """The model a pane names, and why its provider is unavailable (if it is)."""
         workspace = self.workspace
         reason = workspace.unavailable.get(provider)
         config = workspace.configs.get(provider)  # None when its configuration file is unusable
         return workspace.model_for(provider), key_hint(config, reason) if reason and config else reason
-
-    def _show_pdf(self, path: str | None) -> None:
-        self.pdf_path = path
-        if not path:
-            self.attachments.show_pdf(None)
-            return
-        try:
-            self.attachments.show_pdf(pdf_info(path))
-        except EnsembleError as exc:
-            self.attachments.show_pdf(None)
-            self.attachments.show_error(str(exc))
-            self.add_notice(str(exc), "warning")
 
     # ----- helpers ---------------------------------------------------------------------------
 
@@ -357,14 +348,21 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         """The answer to something the user did: in the status line, or during a run (whose
         progress the status line shows) as a line in the chat. Toasts are for errors."""
         if self.turn is None:
-            self.chat.status.stop(text)
+            self.chat.status.show(text)
         else:
             self.add_notice(text, "info")
 
     @property
     def turn(self) -> ActiveTurn | None:
-        """The run in flight, if any."""
+        """The run in flight, if any (the TurnController's record of it)."""
         return self.turns.turn
+
+    def _turn_changed(self, turn: ActiveTurn | None) -> None:
+        """A run started or ended: the status line, the buttons and Cancel follow it."""
+        self.chat.status.follow(turn, hint=f"{self.cancel_key} cancels")
+        if turn is None:
+            self.turn_keys.turn_ended()
+        self.mark_actions()
 
     @property
     def notifications_on(self) -> bool:
@@ -396,12 +394,98 @@ class EnsembleApp(TurnKeys, PdfActions, PaneSwitching, Preferences, ArchiveFlow,
         except (EnsembleError, OSError) as exc:
             self.add_notice(f"Cannot start a new chat: {exc}", "error")
             return
-        self._show_session()
+        self.show_session()
         self.chat.input.restore(text)
-        self.chat.status.stop("New chat. The previous transcript is in Chats/.")
+        self.chat.status.show("New chat. The previous transcript is in Chats/.")
         self.show_pane("chat")
         self.chat.input.focus()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield from palette_commands(self, screen)
+
+    # ----- each collaborator's keys, palette entries and messages ----------------------------
+    # Textual resolves an action or a handler by its name on the app: each hands over at once.
+
+    def action_send(self, mode_value: str) -> None:
+        self.turn_keys.send(mode_value)
+
+    def action_send_added(self, slot: int) -> None:
+        self.turn_keys.send_added(slot)
+
+    def action_cancel_run(self) -> None:
+        self.turns.cancel()
+
+    def action_choose_style(self, style_value: str) -> None:
+        self.turn_keys.choose_style(Style(style_value))
+
+    def action_quit(self) -> None:
+        self.turn_keys.quit()
+
+    @on(ChatInput.Submitted)
+    def _question_submitted(self, event: ChatInput.Submitted) -> None:
+        event.stop()
+        self.turn_keys.send_default()
+
+    @on(ActionBar.ModeChosen)
+    def _mode_chosen(self, event: ActionBar.ModeChosen) -> None:
+        event.stop()
+        self.turn_keys.choose_mode(event.mode)
+        self.chat.input.focus()
+
+    @on(ActionBar.StyleChosen)
+    def _style_chosen(self, event: ActionBar.StyleChosen) -> None:
+        event.stop()
+        self.turn_keys.choose_style(event.style)
+        self.chat.input.focus()  # so Enter sends rather than reopening the list of styles
+
+    @on(ChatInput.Changed, "#chat-input")
+    def _question_edited(self) -> None:
+        self.drafts.changed()
+
+    def action_select_pdf(self) -> None:
+        self.pdf_actions.choose()
+
+    @on(AttachmentsPane.PickRequested)
+    def _pick_pdf(self) -> None:
+        self.pdf_actions.choose()
+
+    @on(AttachmentsPane.ClearRequested)
+    def _clear_pdf(self) -> None:
+        self.pdf_actions.clear()
+
+    def show_pane(self, pane_id: str) -> None:
+        self.pane_switching.show(pane_id)
+
+    def action_cycle_pane(self, step: int) -> None:
+        self.pane_switching.cycle(step)
+
+    def action_scroll_chat(self, where: str) -> None:
+        self.pane_switching.scroll_chat(where)
+
+    @on(SettingsPane.SettingChanged)
+    def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
+        self.preferences.setting_changed(event)
+
+    def action_show_report(self) -> None:
+        self.archive_flow.show_report()
+
+    def action_show_compare(self) -> None:
+        self.archive_flow.show_compare()
+
+    def action_show_history(self) -> None:
+        self.archive_flow.show_history()
+
+    def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
+        message.stop()
+        self.archive_flow.export_requested(message)
+
+    def action_copy_reply_in_view(self) -> None:
+        self.reply_actions.copy_reply_in_view()
+
+    def action_toggle_math(self) -> None:
+        self.reply_actions.toggle_math()
+
+    @on(ChatEntry.CodeBlockClicked)
+    def _code_block_clicked(self, event: ChatEntry.CodeBlockClicked) -> None:
+        self.reply_actions.copy_code_block(event.message, event.index)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import SystemCommand
 from textual.markup import escape
@@ -23,11 +23,33 @@ from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, STYLE_KEYS, key_name
 from ensemble_tui.ui.panes import panes
 
 if TYPE_CHECKING:
-    from ensemble_tui.ui.app import EnsembleApp
+    from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
+    from ensemble_tui.ui.actions.pane_switching import PaneSwitching
+    from ensemble_tui.ui.actions.pdf_actions import PdfActions
+    from ensemble_tui.ui.actions.reply_actions import ReplyActions
     from ensemble_tui.ui.screens.report import ReportScreen
+    from ensemble_tui.ui.turns.turn_controller import TurnController
+    from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 
-def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> Iterator[SystemCommand]:
+class PaletteHost(Protocol):
+    """The app, as the palette sees it: its collaborators run each command."""
+
+    workspace: Workspace
+    turns: TurnController
+    turn_keys: TurnKeys
+    pdf_actions: PdfActions
+    pane_switching: PaneSwitching
+    archive_flow: ArchiveFlow
+    reply_actions: ReplyActions
+
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
+    async def action_new_chat(self) -> None: ...
+
+
+def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> Iterator[SystemCommand]:
     from ensemble_tui.core.records.export import FORMATS
     from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES
     from ensemble_tui.ui.screens.report import ReportScreen
@@ -38,58 +60,61 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
     if screen is not None and screen is not app.screen_stack[0]:
         return  # a dialog is open: the main screen's commands wait until it closes
     yield SystemCommand("New chat", "Start a fresh chat; the current transcript stays in Chats/", app.action_new_chat)
-    yield SystemCommand("Select PDF", "Choose the paper the models read", app.action_select_pdf)
-    yield SystemCommand("Remove PDF", "Continue this chat without a paper", app.action_clear_pdf)
+    yield SystemCommand("Select PDF", "Choose the paper the models read", app.pdf_actions.choose)
+    yield SystemCommand("Remove PDF", "Continue this chat without a paper", app.pdf_actions.clear)
     for mode in Mode:
         yield SystemCommand(
             f"Send with {mode.label}",
             f"Ask {', '.join(mode.providers)} (an empty input redoes the last reply)",
-            partial(app.action_send, mode.value),
+            partial(app.turn_keys.send, mode.value),
         )
     for slot, provider in enumerate(app.workspace.extra_providers):
         key = f" ({key_name(ADDED_PROVIDER_KEYS[slot])})" if slot < len(ADDED_PROVIDER_KEYS) else ""
         yield SystemCommand(
             f"Send with {escape(provider)}",
             f"Ask {escape(provider)} alone{key}; an empty input redoes the last reply",
-            partial(app.action_send, provider),
+            partial(app.turn_keys.send, provider),
         )
     for style in Style:
         yield SystemCommand(
             f"Style: {style.label}",
             f"Deliberate this way from the next multi-model turn ({key_name(STYLE_KEYS[style])})",
-            partial(app.choose_style, style),
+            partial(app.turn_keys.choose_style, style),
         )
-    yield SystemCommand("Cancel the run", "Stop the reply under way; nothing of it is kept", app.action_cancel_run)
+    yield SystemCommand("Cancel the run", "Stop the reply under way; nothing of it is kept", app.turns.cancel)
     for pane_id, label in panes(app.workspace.extra_providers):
         name = escape(label)
-        yield SystemCommand(f"Show {name} pane", f"Switch to the {name} tab", partial(app.action_show_pane, pane_id))
+        yield SystemCommand(f"Show {name} pane", f"Switch to the {name} tab", partial(app.pane_switching.show, pane_id))
     yield SystemCommand(
-        "Show run report", "Every call, answer, review and vote of this chat's runs (Ctrl+R)", app.action_show_report
+        "Show run report",
+        "Every call, answer, review and vote of this chat's runs (Ctrl+R)",
+        app.archive_flow.show_report,
     )
     yield SystemCommand(
         "Compare the proposals",
         "The last run's answers side by side, with cost, tally and quote check (Ctrl+F)",
-        app.action_show_compare,
+        app.archive_flow.show_compare,
     )
-    yield SystemCommand("Show history", "Reopen an earlier chat (Ctrl+G)", app.action_show_history)
+    yield SystemCommand("Show history", "Reopen an earlier chat (Ctrl+G)", app.archive_flow.show_history)
     for fmt in FORMATS:
         yield SystemCommand(
             f"Export last run as {FORMAT_NAMES[fmt]}",
             "The report of this chat's latest run, into Exports/",
-            partial(app.action_export_last_run, fmt),
+            partial(app.archive_flow.export_last_run, fmt),
         )
         yield SystemCommand(
             f"Export chat as {FORMAT_NAMES[fmt]}",
             "This chat's transcript and every run report, into Exports/",
-            partial(app.action_export_chat, fmt),
+            partial(app.archive_flow.export_chat, fmt),
         )
-    yield SystemCommand("Copy last reply", "Copy the last final reply to the clipboard", app.action_copy_last_reply)
+    replies = app.reply_actions
+    yield SystemCommand("Copy last reply", "Copy the last final reply to the clipboard", replies.copy_last_reply)
     yield SystemCommand(
         "Copy the reply in view",
         "The reply scrolled to or under the mouse, as Markdown (Ctrl+T)",
-        app.action_copy_reply_in_view,
+        replies.copy_reply_in_view,
     )
-    reply = app.reply_in_view()
+    reply = replies.reply_in_view()
     if reply is not None:
         from ensemble_tui.core.text.code_blocks import fenced_blocks
 
@@ -97,19 +122,19 @@ def palette_commands(app: EnsembleApp, screen: Screen[object] | None = None) -> 
             yield SystemCommand(
                 f"Copy code block {index + 1}: {escape(block.title)}",
                 "One code block of the reply in view, as written (a click on it copies it too)",
-                partial(app.copy_code_block, reply, index),
+                partial(replies.copy_code_block, reply, index),
             )
     yield SystemCommand(
-        "Show math as text or as LaTeX", "Switch between rendered and raw mathematics (Ctrl+L)", app.action_toggle_math
+        "Show math as text or as LaTeX", "Switch between rendered and raw mathematics (Ctrl+L)", replies.toggle_math
     )
-    yield SystemCommand("Open a link from the last reply", "Pick an http(s) link to open", app.action_open_link)
+    yield SystemCommand("Open a link from the last reply", "Pick an http(s) link to open", replies.open_link)
     yield SystemCommand(
-        "Open transcript folder", "Show Chats/, where every chat is kept as Markdown", app.action_open_transcripts
+        "Open transcript folder", "Show Chats/, where every chat is kept as Markdown", replies.open_transcripts
     )
-    yield SystemCommand("Show earlier messages", "Load older messages of a long chat", app.action_show_earlier)
+    yield SystemCommand("Show earlier messages", "Load older messages of a long chat", replies.show_earlier)
 
 
-def report_commands(app: EnsembleApp, screen: ReportScreen) -> Iterator[SystemCommand]:
+def report_commands(app: PaletteHost, screen: ReportScreen) -> Iterator[SystemCommand]:
     """Exports of the run shown and of the whole chat, as the report screen's `e` offers."""
     from ensemble_tui.core.records.export import FORMATS
     from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES, ExportChoice
@@ -126,5 +151,5 @@ def report_commands(app: EnsembleApp, screen: ReportScreen) -> Iterator[SystemCo
         yield SystemCommand(
             f"Export chat as {FORMAT_NAMES[fmt]}",
             "This chat's transcript and every run report, into Exports/",
-            partial(app.action_export_chat, fmt),
+            partial(app.archive_flow.export_chat, fmt),
         )

@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 from textual.widgets import DataTable
 
-from ensemble_tui.ui.archive_flow import NO_RUNS
+from ensemble_tui.ui.actions.archive_flow import NO_RUNS
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry
 from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
@@ -147,11 +147,11 @@ async def test_reopening_a_chat_during_a_run_cancels_it_and_keeps_the_question(w
         await type_text(pilot, "Never answered")
         await pilot.press("f3")
         await wait_until(pilot, lambda: bool(app.chat.log_view.items))
-        assert await app.reopen_session(earlier)
+        assert await app.archive_flow.reopen_session(earlier)
         await settle(pilot)
         assert workspace.session.id == earlier and app.turn is None
         assert app.chat.input.text == "Never answered"
-        assert not await app.reopen_session(earlier)  # already open
+        assert not await app.archive_flow.reopen_session(earlier)  # already open
 
 
 async def test_with_no_runs_yet_the_report_and_a_run_export_say_so_and_write_nothing(workspace, chatty, make_app):
@@ -159,7 +159,7 @@ async def test_with_no_runs_yet_the_report_and_a_run_export_say_so_and_write_not
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause()
-        app.action_export_last_run("md")
+        app.archive_flow.export_last_run("md")
         await pilot.pause()
         assert app.chat.status.text == NO_RUNS  # said in the status line: toasts are for errors
         assert not app._notifications

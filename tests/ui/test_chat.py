@@ -104,6 +104,23 @@ async def test_empty_enter_redoes_the_last_reply(workspace, chatty, make_app):
         assert "second reply" in transcript and "first reply" not in transcript
 
 
+async def test_a_cancelled_redo_gives_the_reply_it_withdrew_back(workspace, chatty, make_app):
+    chatty["ChatGPT"].scripts["single"] = []
+    chatty["ChatGPT"].scripts["proposer"] = ["first reply", Hang()]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Question")
+        await pilot.press("f1")
+        await settle(pilot)
+        await pilot.press("enter")  # empty input: redo, which takes the reply off the chat meanwhile
+        await wait_until(pilot, lambda: app.turn is not None and entries(app) == [("user", "Question")])
+        await pilot.press("escape")
+        await settle(pilot)
+        assert entries(app) == [("user", "Question"), ("assistant", "first reply")]
+        assert [m.text for m in workspace.session.history] == ["Question", "first reply"]
+        assert app.chat.input.text == ""  # a redo's question stays in the chat, not in the box
+
+
 async def test_escape_cancels_and_puts_the_question_back(workspace, chatty, make_app):
     chatty["Claude"].scripts["proposer"] = [Hang()]
     app = make_app()

@@ -66,11 +66,11 @@ async def test_send_from_the_palette(workspace, chatty, make_app):
 async def test_copy_last_reply_uses_the_clipboard(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.action_copy_last_reply()  # nothing yet: a warning, no crash
+        app.reply_actions.copy_last_reply()  # nothing yet: a warning, no crash
         await type_text(pilot, "Copy me")
         await pilot.press("f3")
         await settle(pilot)
-        app.action_copy_last_reply()
+        app.reply_actions.copy_last_reply()
         assert app.clipboard == "Gemini answer"
 
 
@@ -87,7 +87,7 @@ async def test_only_http_links_are_offered_and_opened_on_request(workspace, chat
     app = make_app()
     monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
-        app.action_open_link()
+        app.reply_actions.open_link()
         await wait_until(pilot, lambda: isinstance(app.screen, LinkPicker))
         assert app.screen.urls == ["https://example.org/a", "https://example.org/source"]
         assert opened == []  # nothing opens until the user picks
@@ -99,7 +99,7 @@ async def test_only_http_links_are_offered_and_opened_on_request(workspace, chat
 async def test_open_transcript_folder(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE):
-        app.action_open_transcripts()
+        app.reply_actions.open_transcripts()
         assert app.folder_opener.opened == [workspace.paths.chats]
 
 

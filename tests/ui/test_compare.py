@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ensemble_tui.ui.archive_flow import NO_RUNS
+from ensemble_tui.ui.actions.archive_flow import NO_RUNS
 from ensemble_tui.ui.screens.compare import NO_PDF, CompareColumn, CompareScreen
 from tests.core.test_quotes import ACROSS_LINE
 from tests.ui.conftest import SIZE, settle, type_text, wait_until

@@ -7,6 +7,8 @@ import pytest
 from rich.text import Text
 from textual.widgets._footer import FooterKey
 
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.ui.turns.turns import ActiveTurn
 from ensemble_tui.ui.widgets.action_bar import ModeButton
 from ensemble_tui.ui.widgets.key_footer import KeyFooter, fit
 from ensemble_tui.ui.widgets.status_bar import LineParts, plan_line
@@ -146,7 +148,8 @@ async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, mak
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
         status = app.chat.status
-        status.start("Starting All…", hint="Esc cancels")
+        status.follow(ActiveTurn(1, Mode.ALL, "Question"), hint="Esc cancels")
+        status.show("Starting All…")
         status.update_status("Collecting replies… (1/3)", ["ChatGPT"], ["Claude", "Gemini"])
         status.set_retry("Claude retries in 4s")
         status.set_cost(0.25)
@@ -156,7 +159,8 @@ async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, mak
         assert "(1/3)" in shown and "0s" in shown and "Claude retries in 4s" in shown and shown.endswith("Esc cancels")
         assert not app.query_one("#status-style").display  # the style went first
         assert text.content.cell_len <= text.content_size.width
-        status.stop("Reply complete (All, 5s).")
+        status.show("Reply complete (All, 5s).")
+        status.follow(None)
         await pilot.pause()
         assert app.query_one("#status-style").display  # room again once the run is over
         assert "Style Aggregator" in str(app.query_one("#status-style").content)

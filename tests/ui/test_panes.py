@@ -172,7 +172,7 @@ async def test_the_previous_session_is_restored_lazily(workspace, chatty, make_a
         await pilot.click(EarlierButton)
         await pilot.pause()
         assert len(app.query(ChatEntry)) == 2 * BATCH
-        app.action_show_earlier()
+        app.reply_actions.show_earlier()
         await pilot.pause()
         assert len(app.query(ChatEntry)) == 60 and not app.query(EarlierButton)
         # A new reply still lands at the end.

@@ -1,9 +1,14 @@
-"""The turn on screen: one widget owns the worker, the run id, the buttons' state and the status.
+"""The turn on screen: one widget owns the worker, the run id and the running turn.
+
+`TurnController.turn` (a Textual reactive) is the one record of the run in flight: the app
+watches it and the status line, the buttons, Cancel and the quit dialog follow it; this widget's
+own watcher holds full garbage collections off while it is set (ui/turns/collector.py).
 
 The worker runs the engine and posts each core event to this widget as a `TurnEventPosted`
 message; `_render` shows exactly what the event carries (the input, a proposal, a resubmission,
-the cost, the committed reply, the rollback). The session is never read here: a chat is read
-only where it is opened (the app's `_show_session`).
+the cost, the committed reply, the rollback). The turn's messages are found in the chat by
+position (`ActiveTurn.chat_from`), not by object identity. The session is never read here: a
+chat is read only where it is opened (the app's `show_session`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import on, work
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
 
@@ -59,8 +65,6 @@ class TurnHost(Protocol):
     def model_pane(self, provider: str) -> ModelPane: ...
     def show_pane(self, pane_id: str) -> None: ...
     def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
-    def mark_actions(self) -> None: ...
-    def turn_ended(self) -> None: ...
     def notify(self, message: str, **kwargs: Any) -> None: ...
 
 
@@ -78,10 +82,12 @@ class TurnController(Widget):
 
     DEFAULT_CSS = "TurnController { display: none; }"
 
+    turn: var[ActiveTurn | None] = var(None, init=False)
+    """The run in flight, if any: set when it starts, None once its last event is shown."""
+
     def __init__(self, host: TurnHost) -> None:
         super().__init__()
         self.host = host
-        self.turn: ActiveTurn | None = None
         self._run_counter = 0
         self._review_notice: ChatNotice | None = None
 
@@ -105,13 +111,11 @@ class TurnController(Widget):
         host = self.host
         self._run_counter += 1
         turn = ActiveTurn(self._run_counter, mode, text, host.style)
-        self.turn = turn
         host.default_mode = mode
         self._review_notice = None
         host.show_pane("chat")
-        host.chat.status.start(f"Starting {turn.label}…", hint=f"{host.cancel_key} cancels")
-        host.mark_actions()
-        host.collector.pause()  # no full collection mid-turn (see ui/turns/collector.py)
+        self.turn = turn  # the status line, the buttons and the collector follow (watchers)
+        host.chat.status.show(f"Starting {turn.label}…")
         turn.worker = self._drive(turn)
         host.drafts.flush()  # the question is on disk until its turn is saved
 
@@ -137,8 +141,7 @@ class TurnController(Widget):
                 await turn.worker.wait()
             except (WorkerCancelled, WorkerFailed, WorkerError):
                 pass
-        self.host.chat.status.stop(CANCELLED)
-        self.call_after_refresh(self._collect_between_turns)
+        self.host.chat.status.show(CANCELLED)
         return turn.text
 
     @on(Worker.StateChanged)
@@ -154,18 +157,23 @@ class TurnController(Widget):
             error = event.worker.error
             log.error("the turn worker failed", exc_info=error)
             host.add_notice(f"Unexpected error ({type(error).__name__}: {error}) - the chat is saved.", "error")
-            host.chat.status.stop("Stopped by an unexpected error.")
+            host.chat.status.show("Stopped by an unexpected error.")
             if not turn.input_kept:
                 host.chat.input.restore(turn.text)  # the engine never kept it: keep it here
         else:
-            host.chat.status.stop("Stopped.")
+            host.chat.status.show("Stopped.")
         self._finish()
 
     def _finish(self) -> None:
         """The turn is over (its last event has been shown): the next one may start at once."""
         self.turn = None
-        self.host.turn_ended()
-        self.call_after_refresh(self._collect_between_turns)
+
+    def watch_turn(self, turn: ActiveTurn | None) -> None:
+        """No full collection mid-turn; after one, collect once the app is idle (collector.py)."""
+        if turn is not None:
+            self.host.collector.pause()
+        else:
+            self.call_after_refresh(self._collect_between_turns)
 
     def _collect_between_turns(self) -> None:
         """Full collections wait until the app has been idle for a moment after the turn
@@ -195,13 +203,16 @@ class TurnController(Widget):
         host = self.host
         chat = host.chat.log_view
         if isinstance(event, ev.InputRecorded):
-            turn.shown_input, turn.withdrawn = event.message, event.withdrawn
+            # The chat shows the session, so a reply a redo withdraws is its last message.
             shown = chat.items
-            if event.withdrawn is not None and shown and shown[-1] is event.withdrawn:
-                shown.pop()
-            chat.sync([*shown, event.message] if event.message is not None else shown)
+            kept = shown[:-1] if event.withdrawn is not None and shown else shown
+            turn.chat_from, turn.shows_input, turn.withdrawn = len(kept), event.message is not None, event.withdrawn
+            turn.resubmissions_from = len(host.resubmissions.log_view.items)
+            chat.sync([*kept, event.message] if event.message is not None else kept)
         elif isinstance(event, ev.ChatReloaded):
-            turn.shown_input = turn.withdrawn = None  # the chat is shown as it now stands
+            # The chat is shown as it now stands, this turn's messages in it as the core has them.
+            turn.chat_from = turn.withdrawn = None
+            turn.resubmissions_from = len(event.resubmissions)
             chat.sync(list(event.history))
             host.resubmissions.log_view.sync(list(event.resubmissions))
             host.chat.status.set_cost(event.cost_usd)
@@ -214,7 +225,6 @@ class TurnController(Widget):
         elif isinstance(event, ev.ProposerFailed):
             host.add_notice(f"Left out of this reply - {event.message}", "warning")
         elif isinstance(event, ev.Resubmitted):
-            turn.resubmissions.append(event.resubmission)
             log_view = host.resubmissions.log_view
             log_view.sync([*log_view.items, event.resubmission])
         elif isinstance(event, ev.ReviewReceived):
@@ -234,7 +244,7 @@ class TurnController(Widget):
             turn.input_kept = event.input_kept
             host.add_notice(event.message, "error")
             retry = " Enter on an empty input retries it." if event.input_kept else ""
-            host.chat.status.stop(f"The run stopped.{retry}")
+            host.chat.status.show(f"The run stopped.{retry}")
             host.drafts.changed()
             self._finish()
         elif isinstance(event, ev.TurnRolledBack):
@@ -243,14 +253,12 @@ class TurnController(Widget):
 
     def _unshow(self, turn: ActiveTurn) -> None:
         """Take the turn's input off the chat and give back the reply a redo withdrew."""
+        if turn.chat_from is None:
+            return  # the chat shows what the core holds (reloaded)
         chat = self.host.chat.log_view
-        shown = chat.items
-        if turn.shown_input is not None and shown and shown[-1] is turn.shown_input:
-            shown.pop()
-        if turn.withdrawn is not None and (not shown or shown[-1] is not turn.withdrawn):
-            shown.append(turn.withdrawn)
-        turn.shown_input = turn.withdrawn = None
-        chat.sync(shown)
+        restored = [turn.withdrawn] if turn.withdrawn is not None else []
+        chat.sync([*chat.items[: turn.chat_from], *restored])
+        turn.chat_from = turn.withdrawn = None
 
     def _review_arrived(self, turn: ActiveTurn, event: Any) -> None:
         """One line per turn that fills in as reviews arrive; unreadable ballots are marked."""
@@ -268,11 +276,10 @@ class TurnController(Widget):
         chat = host.chat.log_view
         if turn.vote_notice is not None:
             turn.vote_notice.remove()
-        shown = chat.items
-        if not shown or shown[-1] is not event.message:  # a reloaded chat may hold it already
-            chat.sync([*shown, event.message])
+        if turn.reply_at is not None:  # else the chat was reloaded with the reply in it
+            chat.sync([*chat.items[: turn.reply_at], event.message])
         chat.reveal_start(event.message)
-        host.chat.status.stop(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
+        host.chat.status.show(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
         host.drafts.changed()  # its question is in the chat now
         if host.notifications_on:
             summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
@@ -286,8 +293,8 @@ class TurnController(Widget):
         self._unshow(turn)
         for provider, output in event.outputs.items():
             host.model_pane(provider).replace_output(output)
-        if turn.resubmissions:
+        if turn.resubmissions_from is not None:
             log_view = host.resubmissions.log_view
-            log_view.sync([r for r in log_view.items if all(r is not mine for mine in turn.resubmissions)])
-        host.chat.status.stop(CANCELLED)
+            log_view.sync(log_view.items[: turn.resubmissions_from])
+        host.chat.status.show(CANCELLED)
         host.chat.input.restore(turn.text)

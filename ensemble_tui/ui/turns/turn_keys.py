@@ -1,88 +1,105 @@
-"""The keys and buttons that start, cancel or style a turn, and quitting: a mixin of EnsembleApp
-whose actions hand the request to the TurnController (ui/turns/turn_controller.py), which owns the
-turn. The question box's text is kept on disk as a draft (ui/drafts.py), so a quit loses nothing."""
+"""The keys and buttons that start, cancel or style a turn, and quitting: a collaborator of
+EnsembleApp that hands each request to the TurnController (ui/turns/turn_controller.py), which
+owns the turn. The question box's text is kept on disk as a draft (ui/drafts.py), so a quit
+loses nothing."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from ensemble_tui.core.chat.modes import RunMode, SingleModel, Style, parse_run_mode
+from textual.screen import Screen
+
+from ensemble_tui.core.chat.modes import Mode, RunMode, SingleModel, Style, parse_run_mode
 from ensemble_tui.core.store.drafts import Draft
 from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui.chat_log.chat_view import NoticeKind
+from ensemble_tui.ui.drafts import DraftKeeper
+from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.screens.quit_confirm import QuitConfirm
-from ensemble_tui.ui.widgets.action_bar import ActionBar
-from ensemble_tui.ui.widgets.chat_input import ChatInput
-
-if TYPE_CHECKING:
-    from textual.app import App
-
-    from ensemble_tui.core.workspace import Workspace
-    from ensemble_tui.ui.chat_log.chat_view import NoticeKind
-    from ensemble_tui.ui.drafts import DraftKeeper
-    from ensemble_tui.ui.panes.chat import ChatPane
-    from ensemble_tui.ui.turns.turn_controller import TurnController
-    from ensemble_tui.ui.turns.turns import ActiveTurn
-
-    _Base = App[int]
-else:
-    _Base = object
+from ensemble_tui.ui.turns.turn_controller import TurnController
 
 log = logging.getLogger(__name__)
 
 
-class TurnKeys(_Base):
-    """Send, cancel and choose the style."""
+class TurnKeysHost(Protocol):
+    """What the turn's keys need of the app."""
 
-    if TYPE_CHECKING:  # provided by EnsembleApp
-        workspace: Workspace
-        turns: TurnController
-        chat: ChatPane
-        default_mode: RunMode
-        style: Style
-        cancel_key: str
-        chat_id: str
-        drafts: DraftKeeper
-        _style_unsaved: bool
+    workspace: Workspace
+    turns: TurnController
+    drafts: DraftKeeper
+    default_mode: RunMode
+    style: Style
+    chat_id: str
 
-        @property
-        def turn(self) -> ActiveTurn | None: ...
-        def mark_actions(self) -> None: ...
-        def say(self, text: str) -> None: ...
-        def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
+    @property
+    def chat(self) -> ChatPane: ...
+    @property
+    def screen(self) -> Screen[Any]: ...
+    def mark_actions(self) -> None: ...
+    def say(self, text: str) -> None: ...
+    def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
+    def notify(self, message: str, **kwargs: Any) -> None: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    def exit(self) -> None: ...
+
+
+class TurnKeys:
+    """Send, cancel and choose the style; quit."""
+
+    def __init__(self, host: TurnKeysHost) -> None:
+        self.host = host
+        self._style_unsaved = False  # a style chosen during a run, saved when the run ends
+
+    def restore_choices(self, last_mode: str | None, last_style: str | None) -> None:
+        """A chat opens with its last mode (Enter's default) and style; unknown values fall back."""
+        host = self.host
+        try:
+            host.default_mode = parse_run_mode(last_mode or "all", host.workspace.extra_providers)
+        except ValueError:  # e.g. an added provider whose file was removed since
+            host.default_mode = Mode.ALL
+        try:
+            host.style = Style.parse(last_style or "aggregate")
+        except ValueError:
+            host.style = Style.AGGREGATE
 
     # ----- turns: what the keys and buttons ask of the turn controller ------------------------
 
-    def action_send(self, mode_value: str) -> None:
+    def send(self, mode_value: str) -> None:
         try:
-            mode = parse_run_mode(mode_value, self.workspace.extra_providers)
+            mode = parse_run_mode(mode_value, self.host.workspace.extra_providers)
         except ValueError as exc:  # a keymap or palette entry naming a provider that is gone
-            self.notify(str(exc), severity="warning", markup=False)
+            self.host.notify(str(exc), severity="warning", markup=False)
             return
         self.choose_mode(mode)
 
-    def action_send_added(self, slot: int) -> None:
+    def send_added(self, slot: int) -> None:
         """Shift+F1..: the added providers in order, each alone."""
-        extra = self.workspace.extra_providers
+        extra = self.host.workspace.extra_providers
         if 0 <= slot < len(extra):
             self.choose_mode(SingleModel(extra[slot]))
 
+    def send_default(self) -> None:
+        """Enter in the question box: the mode last used (or the chat's)."""
+        host = self.host
+        if host.turns.turn is not None:
+            host.notify(f"{host.turns.busy_message()} Your text stays in the box.", severity="warning", markup=False)
+            return
+        self.choose_mode(host.default_mode)
+
     def choose_mode(self, mode: RunMode) -> None:
-        if self.turn is None and (refused := self.workspace.refusal(mode)) is not None:
+        host = self.host
+        running = host.turns.turn is not None
+        if not running and (refused := host.workspace.refusal(mode)) is not None:
             # Refused before the question enters the chat: it stays in the box.
-            self.add_notice(refused, "error")
-            self.chat.status.stop(f"{mode.label} cannot run: see the line above.")
+            host.add_notice(refused, "error")
+            host.chat.status.show(f"{mode.label} cannot run: see the line above.")
             return
         # Pasted text can carry terminal escapes; they would be stored and replayed on screen.
         # During a run the box is left alone: nothing new starts.
-        text = "" if self.turn is not None else strip_control(self.chat.input.take_text())
-        self.turns.choose_mode(mode, text)
-
-    def action_cancel_run(self) -> None:
-        self.turns.cancel()
-
-    def action_choose_style(self, style_value: str) -> None:
-        self.choose_style(Style(style_value))
+        text = "" if running else strip_control(host.chat.input.take_text())
+        host.turns.choose_mode(mode, text)
 
     def choose_style(self, style: Style) -> None:
         """F6-F9, the style button or the palette: the style of the next multi-model turn.
@@ -90,75 +107,58 @@ class TurnKeys(_Base):
         It is kept with the chat (the engine also records it with each turn), so a restart or a
         reopened chat comes back with it. A run under way keeps the style it started with.
         """
-        if style is self.style:
+        host = self.host
+        if style is host.style:
             return
-        self.style = style
-        if self.turn is None:
-            try:
-                self.workspace.choose_style(style.value)
-            except OSError as exc:
-                log.warning("cannot save the chosen style: %s", exc)
+        host.style = style
+        if host.turns.turn is None:
+            self._save_style()
         else:
             self._style_unsaved = True  # saved when the run ends (turn_ended)
-            self.say(f"{style.label} applies from the next multi-model turn.")
-        self.mark_actions()
+            host.say(f"{style.label} applies from the next multi-model turn.")
+        host.mark_actions()
 
     def turn_ended(self) -> None:
-        """The run is over: the buttons show it, and a style chosen during it is kept."""
-        self.mark_actions()
+        """A style chosen during the run that just ended is kept with the chat."""
         if self._style_unsaved:
             self._style_unsaved = False
-            try:
-                self.workspace.choose_style(self.style.value)
-            except OSError as exc:
-                log.warning("cannot save the chosen style: %s", exc)
+            self._save_style()
 
-    def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
-        event.stop()
-        if self.turn is not None:
-            self.notify(f"{self.turns.busy_message()} Your text stays in the box.", severity="warning", markup=False)
-            return
-        self.choose_mode(self.default_mode)
-
-    def on_action_bar_mode_chosen(self, event: ActionBar.ModeChosen) -> None:
-        event.stop()
-        self.choose_mode(event.mode)
-        self.chat.input.focus()
-
-    def on_action_bar_style_chosen(self, event: ActionBar.StyleChosen) -> None:
-        event.stop()
-        self.choose_style(event.style)
-        self.chat.input.focus()  # so Enter sends rather than reopening the list of styles
+    def _save_style(self) -> None:
+        try:
+            self.host.workspace.choose_style(self.host.style.value)
+        except OSError as exc:
+            log.warning("cannot save the chosen style: %s", exc)
 
     # ----- keeping the box's text, and quitting ------------------------------------------------
 
-    def _draft_now(self) -> tuple[str, Draft]:
+    def draft_now(self) -> tuple[str, Draft]:
         """The chat on screen and its draft: the box's text, and the question of a run whose
         turn is not saved yet."""
-        turn = self.turn
+        host = self.host
+        turn = host.turns.turn
         question = turn.text if turn is not None and not turn.input_kept else ""
-        return self.chat_id, Draft(text=self.chat.input.text, question=question)
+        return host.chat_id, Draft(text=host.chat.input.text, question=question)
 
-    def on_text_area_changed(self, event: ChatInput.Changed) -> None:
-        if event.text_area.id == "chat-input":
-            self.drafts.changed()
-
-    async def action_quit(self) -> None:
+    def quit(self) -> None:
         """Ctrl+Q: quit at once, keeping the box's text; during a run, ask first (Ctrl+Q again
         confirms) and keep the run's question for the next start, nothing else of the run."""
-        if isinstance(self.screen, QuitConfirm):
-            self.screen.dismiss(True)
+        host = self.host
+        if isinstance(host.screen, QuitConfirm):
+            host.screen.dismiss(True)
             return
-        if self.turn is None:
-            self.drafts.flush()
-            self.exit()
+        if host.turns.turn is None:
+            host.drafts.flush()
+            host.exit()
             return
-        self.push_screen(QuitConfirm(), self._quit_confirmed)
+        host.push_screen(QuitConfirm(), self.quit_confirmed)
 
-    async def _quit_confirmed(self, confirmed: bool | None) -> None:
+    async def quit_confirmed(self, confirmed: bool | None) -> None:
+        """Quit after a confirmation (or SIGTERM/SIGHUP): the run stopped, its question kept."""
         if not confirmed:
             return
-        text = await self.turns.stop()
-        self.chat.input.restore(text)
-        self.drafts.flush()
-        self.exit()
+        host = self.host
+        text = await host.turns.stop()
+        host.chat.input.restore(text)
+        host.drafts.flush()
+        host.exit()

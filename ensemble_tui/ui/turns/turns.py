@@ -1,4 +1,9 @@
-"""What the app remembers about the run in flight (plain data, no Textual)."""
+"""The one record of the run in flight (plain data, no Textual).
+
+Everything on screen that depends on whether a turn runs (the status line, the action buttons,
+Cancel, the quit dialog, the garbage collector's schedule) reads it from the `ActiveTurn` the
+TurnController holds, never from a flag of its own.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ if TYPE_CHECKING:
     from ensemble_tui.ui.chat_log.vote_view import ReviewOutcome
 
 from ensemble_tui.core.chat.modes import RunMode, Style
-from ensemble_tui.core.chat.session import ChatMessage, Resubmission
+from ensemble_tui.core.chat.session import ChatMessage
 
 
 def run_label(mode: RunMode, style: Style) -> str:
@@ -22,12 +27,15 @@ def run_label(mode: RunMode, style: Style) -> str:
     return f"{mode.label} · {style.label}" if mode.is_multi and style is not Style.AGGREGATE else mode.label
 
 
-@dataclass
+@dataclass(eq=False)  # one run is one record: compared by identity, as a new run must differ
 class ActiveTurn:
     """One run: its id (to drop late messages from superseded runs), mode, style and the text sent.
 
     `text` is what goes back into the input box if the run is cancelled; it is empty for a
     redo or a retry, whose question stays in the chat.
+
+    Where the turn's messages sit is kept by position: the chat and the resubmissions only grow
+    at their end while a turn runs, so an index names a message for as long as the turn lasts.
     """
 
     run_id: int
@@ -38,14 +46,22 @@ class ActiveTurn:
     worker: Worker[None] | None = None
     input_kept: bool = False  # the engine kept the input in the chat (a reply, or a failure to retry)
     reviews: dict[str, ReviewOutcome] = field(default_factory=dict)  # reviewer -> outcome, in arrival order
-    resubmissions: list[Resubmission] = field(default_factory=list)  # shown while the run is under way
-    shown_input: ChatMessage | None = None  # the input it showed in the chat (InputRecorded)
-    withdrawn: ChatMessage | None = None  # the reply a redo took off the chat (InputRecorded)
+    # The chat's length before this turn's messages (its input, then its reply), once the input
+    # is recorded; None before that, and once the chat is shown as the core reloaded it.
+    chat_from: int | None = None
+    shows_input: bool = False  # it added its input at `chat_from` (not a redo or a retry)
+    withdrawn: ChatMessage | None = None  # the reply a redo took off the chat, given back on a cancel
+    resubmissions_from: int | None = None  # the resubmissions' length before this turn's
     vote_notice: Widget | None = None  # the tally shown while the run goes on
 
     @property
     def label(self) -> str:
         return run_label(self.mode, self.style)
+
+    @property
+    def reply_at(self) -> int | None:
+        """Where its reply goes in the chat (None: the chat shows what the core holds)."""
+        return None if self.chat_from is None else self.chat_from + self.shows_input
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

@@ -2,7 +2,9 @@
 style the next multi-model turn uses, and the cost.
 
 The spinner and clock tick on a timer only while a run is under way, and only this one-line
-widget repaints, so an idle app draws nothing and snapshots are stable.
+widget repaints, so an idle app draws nothing and snapshots are stable. Whether a run is under
+way, and since when, the line reads from the run it is given (`follow`: the TurnController's
+`ActiveTurn`), never from a flag of its own.
 
 When the line is too short for everything (80 columns during a run), progress wins: the spinner,
 the phase with its count, the elapsed time, a retry under way and how to cancel are always
@@ -15,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.text import Text
 from textual import events
@@ -36,6 +39,13 @@ def elapsed_text(seconds: float) -> str:
 
 # Below this many cells, who answered is left out rather than cut to a stub.
 MIN_NAMES_CELLS = 16
+
+
+class Run(Protocol):
+    """What the line reads of the run under way (ui/turns/turns.py's ActiveTurn)."""
+
+    @property
+    def started(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -100,13 +110,12 @@ class StatusBar(Horizontal):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.running = False
+        self.run: Run | None = None  # the run under way, if any
         self.text = "Ready."
         self.hint = ""  # how to cancel, shown while a run is under way
         self.retry = ""  # a retry under way ("ChatGPT retries in 4s"), shown while running
         self.answered: tuple[str, ...] = ()
         self.waiting: tuple[str, ...] = ()
-        self._started = 0.0
         self._frame = 0
         self._timer: Timer | None = None
         self._cost = 0.0
@@ -125,17 +134,27 @@ class StatusBar(Horizontal):
     def on_resize(self, event: events.Resize) -> None:
         self._paint()
 
-    def start(self, text: str, hint: str = "") -> None:
-        """A run began: reset the clock and start the spinner; `hint` (how to cancel) is shown
-        until it ends."""
-        self.running = True
-        self.hint = hint
+    @property
+    def running(self) -> bool:
+        return self.run is not None
+
+    def follow(self, run: Run | None, hint: str = "") -> None:
+        """Show `run` (None: no run): while there is one the spinner turns and the clock counts
+        from its start, with `hint` (how to cancel); who answered and a retry are cleared."""
+        self.run = run
+        self.hint = hint if run is not None else ""
         self.retry = ""
-        self._started = time.monotonic()
         self.answered, self.waiting = (), ()
-        self.text = text
         if self._timer is not None:
-            self._timer.resume()
+            if run is not None:
+                self._timer.resume()
+            else:
+                self._timer.pause()
+        self._paint()
+
+    def show(self, text: str) -> None:
+        """What the run is doing, or how it ended, or the answer to something the user did."""
+        self.text = text
         self._paint()
 
     def update_status(self, text: str, answered: Sequence[str] = (), waiting: Sequence[str] = ()) -> None:
@@ -146,14 +165,6 @@ class StatusBar(Horizontal):
     def set_retry(self, text: str) -> None:
         """Show a retry under way beside the elapsed time ("" clears it); the run's end clears it."""
         self.retry = text
-        self._paint()
-
-    def stop(self, text: str) -> None:
-        """The run ended (reply, failure or cancel): freeze the line on `text`."""
-        self.running = False
-        if self._timer is not None:
-            self._timer.pause()
-        self.text, self.answered, self.waiting, self.retry = text, (), (), ""
         self._paint()
 
     def set_cost(self, usd: float) -> None:
@@ -207,8 +218,8 @@ class StatusBar(Horizontal):
             progress.append(SPINNER[self._frame] + " ", style="bold")
         progress.append_text(plain(self.text))
         suffix = Text(end="", no_wrap=True)
-        if self.running:
-            suffix.append(f"  {elapsed_text(time.monotonic() - self._started)}", style="dim")
+        if self.run is not None:
+            suffix.append(f"  {elapsed_text(time.monotonic() - self.run.started)}", style="dim")
             if self.retry:
                 suffix.append("  ")
                 suffix.append_text(plain(self.retry))

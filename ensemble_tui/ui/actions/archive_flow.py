@@ -1,10 +1,9 @@
 """The run archive in the app: run reports, the history of chats, and exports.
 
-A mixin of EnsembleApp (like TurnFlow), so the app module stays about layout. Everything here
-reads `Workspace.archive` (SQLite) on demand; a database that cannot be read costs a toast,
-never the app. Handlers are found by name because `@on` only registers on Textual classes.
-The screens and the exporter are imported when first used: the exporter brings markdown_it,
-and together they were ~35 ms of the app's start-up.
+A collaborator of EnsembleApp. Everything here reads `Workspace.archive` (SQLite) on demand; a
+database that cannot be read costs a toast, never the app. The screens and the exporter are
+imported when first used: the exporter brings markdown_it, and together they were ~35 ms of the
+app's start-up.
 """
 
 from __future__ import annotations
@@ -13,25 +12,19 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.store.archive import StoredTurn
+from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.chat_log.rendering import display_path
+from ensemble_tui.ui.panes.chat import ChatPane
+from ensemble_tui.ui.turns.turn_controller import TurnController
 
-if TYPE_CHECKING:
-    from textual.app import App
-
+if TYPE_CHECKING:  # imported when first used (see above)
     from ensemble_tui.core.records.export import ExportFormat
-    from ensemble_tui.core.workspace import Workspace
-    from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.screens.report import ReportScreen
-    from ensemble_tui.ui.turns.turn_controller import TurnController
-
-    _Base = App[int]
-else:
-    _Base = object
 
 log = logging.getLogger(__name__)
 
@@ -39,27 +32,36 @@ NO_RUNS = "No runs in this chat yet: the report appears after the first run."
 NO_PROPOSALS = "The last run has no proposals to compare: send a question first."
 
 
-class ArchiveFlow(_Base):
+class ArchiveHost(Protocol):
+    """What the archive's screens and exports need of the app."""
+
+    workspace: Workspace
+    turns: TurnController
+    chat_id: str
+
+    @property
+    def chat(self) -> ChatPane: ...
+    def show_session(self) -> None: ...
+    def show_pane(self, pane_id: str) -> None: ...
+    def say(self, text: str) -> None: ...
+    def notify(self, message: str, **kwargs: Any) -> None: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+
+
+class ArchiveFlow:
     """Ctrl+R (report), Ctrl+F (compare), Ctrl+G (history) and the export commands."""
 
-    if TYPE_CHECKING:  # provided by EnsembleApp and TurnFlow
-        workspace: Workspace
-        turns: TurnController
-        chat_id: str
-        chat: ChatPane
-
-        def _show_session(self) -> None: ...
-        def show_pane(self, pane_id: str) -> None: ...
-        def say(self, text: str) -> None: ...
+    def __init__(self, host: ArchiveHost) -> None:
+        self.host = host
 
     def _archive_failed(self, what: str, exc: Exception) -> None:
         log.warning("%s: %s", what, exc)
-        self.notify(f"{what}: {exc}", severity="error", markup=False, timeout=10)
+        self.host.notify(f"{what}: {exc}", severity="error", markup=False, timeout=10)
 
     def session_turns(self) -> list[StoredTurn] | None:
         """This chat's runs, oldest first; None (and a toast) if the archive cannot be read."""
         try:
-            return self.workspace.archive.turns(self.chat_id)
+            return self.host.workspace.archive.turns(self.host.chat_id)
         except sqlite3.Error as exc:
             self._archive_failed("Cannot read the run archive", exc)
             return None
@@ -70,18 +72,18 @@ class ArchiveFlow(_Base):
         """This chat's runs; None, with a toast saying why, when there are none to show."""
         turns = self.session_turns()
         if turns is not None and not turns:
-            self.say(NO_RUNS)
+            self.host.say(NO_RUNS)
         return turns or None
 
-    def action_show_report(self) -> None:
+    def show_report(self) -> None:
         turns = self._runs_or_notice()
         if turns is None:
             return
         from ensemble_tui.ui.screens.report import ReportScreen
 
-        self.push_screen(ReportScreen(turns, self.workspace.extra_providers))
+        self.host.push_screen(ReportScreen(turns, self.host.workspace.extra_providers))
 
-    def action_show_compare(self) -> None:
+    def show_compare(self) -> None:
         """The last run's proposals side by side (Ctrl+F), checked against the chat's PDF."""
         turns = self._runs_or_notice()
         if turns is None:
@@ -91,13 +93,14 @@ class ArchiveFlow(_Base):
 
         rounds = compare_rounds(turns[-1].record)
         if not rounds:
-            self.say(NO_PROPOSALS)
+            self.host.say(NO_PROPOSALS)
             return
-        pdf = self.workspace.session.pdf_path
-        self.push_screen(CompareScreen(rounds, Path(pdf) if pdf else None, self.workspace.paths.cache))
+        workspace = self.host.workspace
+        pdf = workspace.session.pdf_path
+        self.host.push_screen(CompareScreen(rounds, Path(pdf) if pdf else None, workspace.paths.cache))
 
-    def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
-        message.stop()
+    def export_requested(self, message: ReportScreen.ExportRequested) -> None:
+        """The report screen's `e` (and its palette entries): this run, or the whole chat."""
         if message.choice.scope == "run":
             self.export_run(message.record, message.number, message.choice.fmt)
         else:
@@ -116,44 +119,41 @@ class ArchiveFlow(_Base):
             return None
         from ensemble_tui.core.records.export import chat_stem, export_session
 
-        session = self.workspace.store.archived(self.chat_id)  # the chat as saved, every turn in it
+        session = self.host.workspace.store.archived(self.host.chat_id)  # the chat as saved, every turn in it
         if session is None:
-            self.notify("This chat has not been saved yet.", severity="warning", markup=False)
+            self.host.notify("This chat has not been saved yet.", severity="warning", markup=False)
             return None
         records = [stored.record for stored in turns]
         return self._write(chat_stem(session.id), fmt, lambda: export_session(session, records, fmt))
 
-    def action_export_last_run(self, fmt: ExportFormat) -> None:
+    def export_last_run(self, fmt: ExportFormat) -> None:
         turns = self._runs_or_notice()
         if turns is None:
             return
         self.export_run(turns[-1].record, len(turns), fmt)
 
-    def action_export_chat(self, fmt: ExportFormat) -> None:
-        self.export_chat(fmt)
-
     def _write(self, stem: str, fmt: ExportFormat, render: Callable[[], str]) -> Path | None:
         from ensemble_tui.core.records.export import write_export
 
         try:
-            path = write_export(self.workspace.paths.exports, stem, fmt, render())
+            path = write_export(self.host.workspace.paths.exports, stem, fmt, render())
         except OSError as exc:
             self._archive_failed("Cannot write the export", exc)
             return None
-        self.say(f"Exported to {display_path(path)}")
+        self.host.say(f"Exported to {display_path(path)}")
         return path
 
     # ----- history -----------------------------------------------------------------------------
 
-    def action_show_history(self) -> None:
+    def show_history(self) -> None:
         try:
-            sessions = self.workspace.archive.sessions()
+            sessions = self.host.workspace.archive.sessions()
         except sqlite3.Error as exc:
             self._archive_failed("Cannot read the history", exc)
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(sessions, self.chat_id), self._history_chosen)
+        self.host.push_screen(HistoryScreen(sessions, self.host.chat_id), self._history_chosen)
 
     async def _history_chosen(self, session_id: str | None) -> None:
         if session_id is not None:
@@ -162,19 +162,20 @@ class ArchiveFlow(_Base):
     async def reopen_session(self, session_id: str) -> bool:
         """Make a past chat the current one: a run under way is cancelled first (its question
         goes back into the box), then every pane is repainted from the reopened session."""
-        if session_id == self.chat_id:
-            self.say("That chat is already open.")
+        host = self.host
+        if session_id == host.chat_id:
+            host.say("That chat is already open.")
             return False
-        text = await self.turns.stop()
+        text = await host.turns.stop()
         try:
-            session = self.workspace.reopen(session_id)
+            session = host.workspace.reopen(session_id)
         except (EnsembleError, OSError, sqlite3.Error, ValueError) as exc:  # ValueError: a damaged record
-            self.notify(f"Cannot reopen that chat: {exc}", severity="error", markup=False, timeout=10)
-            self.chat.input.restore(text)
+            host.notify(f"Cannot reopen that chat: {exc}", severity="error", markup=False, timeout=10)
+            host.chat.input.restore(text)
             return False
-        self._show_session()
-        self.chat.input.restore(text)
-        self.chat.status.stop(f"Reopened the chat of {session.id}.")
-        self.show_pane("chat")
-        self.chat.input.focus()
+        host.show_session()
+        host.chat.input.restore(text)
+        host.chat.status.show(f"Reopened the chat of {session.id}.")
+        host.show_pane("chat")
+        host.chat.input.focus()
         return True
