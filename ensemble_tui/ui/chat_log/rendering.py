@@ -52,10 +52,10 @@ def plain(text: str) -> Text:
     return Text(strip_control(text), end="")
 
 
-def markdown(text: str, math: bool | None = None) -> RenderableType:
+def markdown(text: str) -> RenderableType:
     """Markdown for a chat message; plain text when the message is too large to format cheaply.
-    `math`: LaTeX as text or raw; by default as the app's switch says."""
-    return _formatted(strip_control(text), math)
+    LaTeX as text or raw, as the app's switch says."""
+    return _formatted(strip_control(text))
 
 
 def deferred_markdown(text: str) -> DeferredMarkdown:
@@ -125,20 +125,19 @@ class DeferredMarkdown(RenderedOnce):
         return self._parsed
 
 
-def _formatted(clean: str, math: bool | None = None) -> RenderableType:
+def _formatted(clean: str) -> RenderableType:
     """Markdown, or plain text cut at the display limit when too long to format cheaply."""
-    return _cut_plain(clean) if len(clean) > MARKDOWN_LIMIT_CHARS else _parse_markdown(clean, math)
+    return _cut_plain(clean) if len(clean) > MARKDOWN_LIMIT_CHARS else _parse_markdown(clean)
 
 
-def _parse_markdown(clean: str, math: bool | None = None) -> Markdown:
+def _parse_markdown(clean: str) -> Markdown:
     """Rich Markdown with links as plain text, tables fitted to the width (ui/chat_log/fitted_markdown.py),
     and math as text when that is on. Imported here, on first use: `rich.markdown` pulls in
     markdown_it and pygments (~40 ms), which an empty chat does not need to start; the math
     converter (~35 ms) waits for the first text with a `$`."""
     from ensemble_tui.ui.chat_log.fitted_markdown import FittedMarkdown
 
-    math_on = _math_rendering if math is None else math
-    if math_on and has_math(clean):
+    if _math_rendering and has_math(clean):
         from ensemble_tui.core.math.mathtext import render_math
 
         clean = render_math(clean)
