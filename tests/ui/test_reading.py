@@ -156,3 +156,15 @@ async def test_toasts_never_cover_the_question_box_or_the_buttons(workspace, cha
         (toast,) = app.query(Toast)
         for widget in (app.chat.input, app.chat.actions):
             assert not toast.region.overlaps(widget.region), widget
+
+
+async def test_a_chat_reopened_with_a_warning_after_its_last_reply_shows_the_warning(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        log = app.chat.log_view
+        log.show(chat_ending_in_a_long_reply())
+        log.add_notice("No API key for Gemini", "warning")  # as the app warns when it starts
+        await settle(pilot)
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y  # the end, with the warning, stays in view

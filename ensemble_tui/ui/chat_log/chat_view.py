@@ -250,7 +250,9 @@ class MessageLog(VerticalScroll):
         self._body.mount_all([*widgets, *self._entries])
         self._scroll_to_newest()
         if self._entries and getattr(self._entries[-1].item, "role", "") == "assistant":
-            self.reveal_start(self._entries[-1].item)  # a chat reopens at its last reply's start
+            # A chat reopens at its last reply's start, unless a notice (a start-up warning)
+            # comes after it: that is news, and the log's end shows it.
+            self.reveal_start(self._entries[-1].item, unless_followed=True)
 
     def sync(self, history: Sequence[Any]) -> None:
         """Bring the shown messages in line with `history`, which only ever changes at its end.
@@ -336,7 +338,7 @@ class MessageLog(VerticalScroll):
         """
         self.anchor()
 
-    def reveal_start(self, item: Any) -> None:
+    def reveal_start(self, item: Any, unless_followed: bool = False) -> None:
         """Show `item` (a reply) from its start, with the entry just before it (its question)
         at the top: the user reads down from there. A pair that fits the view stays shown whole
         at the end, as the log's anchor keeps it.
@@ -348,7 +350,8 @@ class MessageLog(VerticalScroll):
         released at that same scroll, so the next layout draws the same lines and the rest of
         the reply below them. Before the log's first layout (a chat opened at start) the view's
         height is not known: the reply is capped at one row, and the view moves to the question
-        after the first frame.
+        after the first frame. `unless_followed`: leave the view at the end if anything was
+        mounted after the reply by then.
         """
         index = next((i for i, entry in enumerate(self._entries) if entry.item is item), None)
         if index is None:
@@ -364,7 +367,7 @@ class MessageLog(VerticalScroll):
                 above = margin.top + self._height(top) + max(margin.bottom, reply.styles.margin.top)
             cap = max(1, self.scrollable_content_region.height - above - reply.styles.margin.bottom)
             reply.styles.max_height = cap
-        self.call_after_refresh(self._after_reveal_frame, reply, top, cap)
+        self.call_after_refresh(self._after_reveal_frame, reply, top, cap, unless_followed)
 
     def _height(self, entry: LogEntry) -> int:
         """`entry`'s height without margins: as laid out, else as its layout will find it (0 if
@@ -377,17 +380,21 @@ class MessageLog(VerticalScroll):
             return 0
         return entry.get_content_height(self._body.size, self.screen.size, width) + styles.gutter.height
 
-    def _after_reveal_frame(self, reply: LogEntry, top: LogEntry, cap: int | None, refreshes_left: int = 5) -> None:
+    def _after_reveal_frame(
+        self, reply: LogEntry, top: LogEntry, cap: int | None, unless_followed: bool, refreshes_left: int = 5
+    ) -> None:
         """The second half of `reveal_start`, once a frame has laid the reply out (a log in a
         hidden pane is not: it waits a few refreshes, then shows the reply whole at the end)."""
         if not reply.is_attached:
             return
         if not reply.outer_size.height and refreshes_left:
-            self.call_after_refresh(self._after_reveal_frame, reply, top, cap, refreshes_left - 1)
+            self.call_after_refresh(self._after_reveal_frame, reply, top, cap, unless_followed, refreshes_left - 1)
             return
         if cap is not None:
             reply.styles.max_height = None  # clearing a rule does not lay the widget out again by itself
             reply.refresh(layout=True)
+        if unless_followed and self._body.children[-1] is not reply:
+            return
         taller = cap is not None and reply.outer_size.height >= cap
         pair = reply.virtual_region.bottom - top.virtual_region_with_margin.y
         if not taller and pair <= self.scrollable_content_region.height:
