@@ -51,7 +51,8 @@ def open_chat(args: dict[str, Any]) -> dict[str, Any]:
 def _open_chat(args: dict[str, Any]) -> dict[str, Any]:
     set_math_rendering(args.get("math", True))
     home = Path(args["home"])
-    needle = marker(args["turns"])
+    # The app reopens a chat at its last reply's start; the naive app scrolls to the end.
+    needle = marker(args["turns"]) if args["app"] == "naive" else start_marker(args["turns"])
     started = time.perf_counter()
     cpu_started = time.process_time()
     if args["app"] == "naive":
@@ -121,7 +122,7 @@ class Typist:
 
 
 async def wait_opened(app: Any, probe: FrameProbe, turns: int) -> None:
-    await probe.wait_for(marker(turns) if turns else "")  # an empty chat: its first frame
+    await probe.wait_for(start_marker(turns) if turns else "")  # an empty chat: its first frame
     await asyncio.sleep(0.3)  # let start-up work (timers, cursor blink) settle
 
 

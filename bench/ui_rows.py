@@ -71,7 +71,7 @@ def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: floa
             ratio(app_s, naive_s),
             f"<= {OPEN_GOAL_S} s",
             verdict(app_s <= OPEN_GOAL_S),
-            "from Workspace.open to the first frame showing the newest reply's last line; median of "
+            "from Workspace.open to the first frame showing the newest reply's first line; median of "
             + ", ".join(f"{run['seconds']:.3f}" for run in runs)
             + " s",
         ),

@@ -24,7 +24,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, TabbedContent, TabPane
+from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.config import PROVIDERS
@@ -58,7 +58,6 @@ from ensemble_tui.ui.turns.turn_keys import TurnKeys
 from ensemble_tui.ui.turns.turns import ActiveTurn
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
-from ensemble_tui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from ensemble_tui.core.turn.engine import Engine
@@ -126,7 +125,7 @@ class EnsembleApp(App[int]):
         self._resubmissions: ResubmissionsPane | None = None
         self._settings_pane: SettingsPane | None = None
         self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
-        self._footer: KeyFooter | None = None  # made in compose()
+        self._footer: Footer | None = None  # made in compose()
         self._chat_pane: ChatPane | None = None
         self._keymap_warning: str | None = None  # read in compose()
         # The garbage collector's schedule (ui/turns/collector.py); left alone unless one is given.
@@ -193,7 +192,7 @@ class EnsembleApp(App[int]):
             for pane_id, title, _widget in hidden:
                 with TabPane(title, id=pane_id):
                     yield self._lazy_panes[pane_id]
-        self._footer = KeyFooter(compact=True)
+        self._footer = Footer(compact=True)
         yield self._footer
         yield self.turns
 
@@ -239,7 +238,7 @@ class EnsembleApp(App[int]):
     # ----- start-up --------------------------------------------------------------------------
 
     def _load_keymap(self) -> str | None:
-        """Keymap.json's keys, before the footer shows any (it composes its keys with itself);
+        """Keymap.json's keys, before the footer shows any;
         returns the warning for a broken file."""
         keymap, warning = load_keymap(self.workspace.paths.configurations / KEYMAP_FILE)
         if keymap:
@@ -280,11 +279,12 @@ class EnsembleApp(App[int]):
     async def _mount_next_pane(self, refreshes_left: int = FOOTER_WAIT_REFRESHES) -> None:
         """Mount the next pane still waiting in its LazyPane, then schedule the one after it
         for after the next refresh: one pane per frame, so typed keys are handled between
-        panes. The first waits until a frame has drawn the footer's keys (the first complete
-        frame, a few refreshes after the first one), for at most `refreshes_left` refreshes in
-        case the footer never draws them."""
-        if refreshes_left > 0 and self._footer is not None and not self._footer.keys_drawn:
-            self.call_after_refresh(self._mount_next_pane, refreshes_left - 1)
+        panes. The first waits until the footer has its keys (Textual's Footer composes them
+        after the first bindings signal) and one refresh more, which draws them: the first
+        complete frame comes before any hidden pane. At most `refreshes_left` refreshes, in case
+        the footer never gets keys."""
+        if refreshes_left > 0 and self._footer is not None:
+            self.call_after_refresh(self._mount_next_pane, refreshes_left - 1 if not self._footer.children else 0)
             return
         waiting = [placeholder for placeholder in self.query(LazyPane) if not placeholder.on_demand]
         if not waiting:

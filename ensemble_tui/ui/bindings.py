@@ -66,7 +66,12 @@ def key_name(keys: str) -> str:
 
 def mode_binding(mode: Mode) -> Binding:
     return Binding(
-        MODE_KEYS[mode], f"send('{mode.value}')", mode.label, id=f"mode.{mode.value}", tooltip=f"Send with {mode.label}"
+        MODE_KEYS[mode],
+        f"send('{mode.value}')",
+        mode.label,
+        show=False,  # the mode buttons just above the footer show these (issue 25 §4)
+        id=f"mode.{mode.value}",
+        tooltip=f"Send with {mode.label}",
     )
 
 
@@ -117,11 +122,12 @@ def main_bindings() -> list[Binding]:
             "ctrl+f",
             "show_compare",
             "Compare",
-            show=False,  # the footer is full at 80 columns; the palette names the key
             id="compare.open",
             tooltip="The last run's proposals side by side",
         ),
         Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
+        # App's own Ctrl+Q, shown: the footer names the keys visible nowhere else (issue 25 §4).
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit", tooltip="Quit; during a run, ask first"),
         Binding(
             "ctrl+l",
             "toggle_math",

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets._footer import FooterKey
+from textual.widgets import Footer
 from textual_fspicker import FileOpen
 
 from ensemble_tui.core.chat.session import ChatMessage, ModelOutput, Resubmission
@@ -18,8 +18,9 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
 from ensemble_tui.ui.panes.settings import SettingsPane
-from ensemble_tui.ui.widgets.key_footer import KeyFooter
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.test_layout import footer_line
+from tests.ui.test_reading import record_frames
 
 
 def pane_text(pane: ModelPane, selector: str) -> str:
@@ -205,11 +206,12 @@ async def test_the_hidden_panes_are_mounted_after_the_frame_with_the_footers_key
     workspace, chatty, make_app, monkeypatch
 ):
     app = make_app()
+    frames = record_frames(app)
     keys_drawn_at_each_mount: list[bool] = []
     mount_pane = LazyPane.mount_pane
 
     async def recording_mount_pane(self: LazyPane) -> None:
-        keys_drawn_at_each_mount.append(app.query_one(KeyFooter).keys_drawn)
+        keys_drawn_at_each_mount.append(any("palette" in frame for frame in frames))
         await mount_pane(self)
 
     monkeypatch.setattr(LazyPane, "mount_pane", recording_mount_pane)
@@ -219,48 +221,48 @@ async def test_the_hidden_panes_are_mounted_after_the_frame_with_the_footers_key
 
 
 @pytest.mark.first_frames
-async def test_the_first_frame_shows_the_keys_as_the_keymap_has_them_and_the_question_box_has_the_focus(
+async def test_the_footer_shows_the_keys_as_the_keymap_has_them_and_the_first_frame_focuses_the_question_box(
     workspace, chatty, make_app, monkeypatch
 ):
-    (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"mode.claude": "f9"}))
+    (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"history.open": "f12"}))
     app = make_app()
-    keys_in_first_frame: list[str] = []
     focused_in_first_frame: list[object] = []
     display = EnsembleApp._display  # where Textual hands each frame to the terminal
 
     def recording_display(self: EnsembleApp, screen: Any, renderable: Any) -> None:
-        if not keys_in_first_frame:
-            keys_in_first_frame.extend([key.key for key in self.query(FooterKey)] or ["none"])
+        if not focused_in_first_frame:
             focused_in_first_frame.append(self.focused)
         display(self, screen, renderable)
 
     monkeypatch.setattr(EnsembleApp, "_display", recording_display)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(app.query_one(Footer).children))
         await pilot.pause()
         question_box = app.chat.input
+        footer = footer_line(app)
     assert focused_in_first_frame == [question_box]
-    assert {"f1", "f9", "f5", "ctrl+p"} <= set(keys_in_first_frame) and "f2" not in keys_in_first_frame
+    assert "f12 History" in footer and "^g" not in footer
 
 
 @pytest.mark.first_frames
-async def test_the_hidden_panes_are_mounted_even_if_the_footer_never_draws_its_keys(
+async def test_the_hidden_panes_are_mounted_even_if_the_footer_never_gets_its_keys(
     workspace, chatty, make_app, monkeypatch
 ):
-    monkeypatch.setattr(KeyFooter, "_keys_were_drawn", lambda self: None)
+    monkeypatch.setattr(Footer, "compose", lambda self: iter(()))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: all(p.on_demand for p in app.query(LazyPane)))
-        assert not app.query_one(KeyFooter).keys_drawn
+        assert not app.query_one(Footer).children
 
 
 @pytest.mark.first_frames
 async def test_the_work_left_for_after_start_up_runs_once_after_the_first_frame(workspace, chatty, make_app):
-    footer_drawn_at_each_call: list[bool] = []
-    app = make_app(after_start_up=lambda: footer_drawn_at_each_call.append(app.query_one(KeyFooter).keys_drawn))
+    footer_shown_at_each_call: list[bool] = []
+    app = make_app(after_start_up=lambda: footer_shown_at_each_call.append(bool(app.query_one(Footer).children)))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: bool(footer_drawn_at_each_call))
+        await wait_until(pilot, lambda: bool(footer_shown_at_each_call))
         await pilot.pause(0.2)
-    assert footer_drawn_at_each_call == [True]
+    assert footer_shown_at_each_call == [True]
 
 
 async def test_a_failure_after_start_up_is_one_line_and_the_app_goes_on(workspace, chatty, make_app):

@@ -1,5 +1,5 @@
-"""Reading a reply: it arrives shown from its start with the question just above; the chat
-scrolls from the question box; typing in the chat goes to the box; toasts stay off the box."""
+"""Reading a reply: it arrives shown from its start with the question just above, and a chat
+reopens at its last reply's start; the chat scrolls from the question box; typing in the chat goes to the box; toasts stay off the box."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from textual._compositor import CompositorUpdate
 from textual.widgets._toast import Toast
 
+from ensemble_tui.core.chat.session import ChatMessage
 from tests.support import Hang
 from tests.ui.conftest import settle, type_text, wait_until
 
@@ -64,6 +65,56 @@ async def test_the_first_frame_that_shows_a_long_reply_shows_its_start_never_its
         assert "Paragraph 40" not in first
 
 
+def chat_ending_in_a_long_reply() -> list[ChatMessage]:
+    return [
+        ChatMessage(role="user", text="First question"),
+        ChatMessage(role="assistant", text="A short first answer."),
+        ChatMessage(role="user", text="What does the proof need?"),
+        ChatMessage(role="assistant", text=LONG_REPLY),
+    ]
+
+
+def shows_the_start(log) -> bool:
+    question, reply = log.entries[-2:]
+    return (
+        log.scroll_y == question.virtual_region_with_margin.y
+        and reply.virtual_region.y < log.scroll_y + log.scrollable_content_region.height
+        and log.max_scroll_y > log.scroll_y
+    )
+
+
+@pytest.mark.parametrize("size", [SMALL, (120, 40)])
+async def test_a_chat_reopened_at_start_shows_its_last_reply_from_its_start_never_its_end(
+    workspace, chatty, make_app, size
+):
+    workspace.session.history = chat_ending_in_a_long_reply()
+    workspace.store.save(workspace.session)
+    app = make_app()
+    frames = record_frames(app)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        assert shows_the_start(app.chat.log_view)
+    shown = [frame for frame in frames if "Paragraph" in frame]
+    assert shown and "Paragraph 1 of" in shown[0]
+    assert not any("Paragraph 40" in frame for frame in frames)
+
+
+@pytest.mark.parametrize("size", [SMALL, (120, 40)])
+async def test_a_chat_opened_in_the_running_app_shows_its_last_reply_from_its_start(workspace, chatty, make_app, size):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        frames = record_frames(app)
+        app.chat.log_view.show(chat_ending_in_a_long_reply())  # as History opens a chat
+        await settle(pilot)
+        await pilot.pause()
+        assert shows_the_start(app.chat.log_view)
+    first = next(frame for frame in frames if "Paragraph" in frame)
+    assert "Paragraph 1 of" in first and "Paragraph 40" not in first
+    assert not any("Paragraph 40" in frame for frame in frames)
+
+
 async def test_the_chat_scrolls_from_the_question_box_and_typing_in_the_chat_goes_to_the_box(
     workspace, chatty, make_app
 ):
@@ -105,3 +156,15 @@ async def test_toasts_never_cover_the_question_box_or_the_buttons(workspace, cha
         (toast,) = app.query(Toast)
         for widget in (app.chat.input, app.chat.actions):
             assert not toast.region.overlaps(widget.region), widget
+
+
+async def test_a_chat_reopened_with_a_warning_after_its_last_reply_shows_the_warning(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        log = app.chat.log_view
+        log.show(chat_ending_in_a_long_reply())
+        log.add_notice("No API key for Gemini", "warning")  # as the app warns when it starts
+        await settle(pilot)
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y  # the end, with the warning, stays in view

@@ -224,6 +224,7 @@ def test_history_layout(snap_compare, snapshot_app, size):
 def test_list_dialog_layout(snap_compare, snapshot_app, dialog, size):
     async def open_dialog(pilot) -> None:
         await pilot.pause()
+        await steady_cursor(pilot)  # the question box behind the dialog: its cursor, drawn or not, blinks
         pilot.app.push_screen(dialog())
         await pilot.pause()
         await pilot.pause()

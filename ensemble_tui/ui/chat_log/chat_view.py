@@ -28,10 +28,8 @@ from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.session import ChatMessage, unchanged_prefix
 from ensemble_tui.core.text.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.ui.chat_log.math_hold import HeldMath, OpeningPlan, may_hold_math, release_after_frame
 from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
 from ensemble_tui.ui.chat_log.rendering import RenderedOnce, markdown, plain
-from ensemble_tui.ui.chat_log.reveal import RevealsStart
 from ensemble_tui.ui.chat_log.vote_view import vote_table
 
 BATCH = 20
@@ -43,16 +41,16 @@ NoticeKind = Literal["error", "warning", "info"]
 _NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info": "• "}
 
 
-def message_renderable(message: ChatMessage, math: bool | None = None) -> RenderableType:
+def message_renderable(message: ChatMessage) -> RenderableType:
     """A message as shown: Markdown, then its sources as plain lines (never as live links), then
     for a reply who wrote it, in one dim line, and the tally of its vote.
 
     Rendered once per width (RenderedOnce), not once to measure and again to draw: this is in
     the frame that first shows a new reply. Plain text (a message too long for Markdown) is
-    left as Text, which Textual renders cheaply itself. `math`: as `rendering.markdown`.
+    left as Text, which Textual renders cheaply itself.
     """
     shown, summary = marked(message.text, message.checks)
-    body = with_marks(markdown(keep_line_breaks(shown) if message.role == "user" else shown, math), message.checks)
+    body = with_marks(markdown(keep_line_breaks(shown) if message.role == "user" else shown), message.checks)
     extras: list[RenderableType] = [summary] if summary is not None else []
     if message.sources:
         sources = Text("Sources:", style="bold")  # ends with a newline: Textual counts them for height
@@ -94,20 +92,9 @@ def opening_start(items: Sequence[Any]) -> int:
 class LogEntry(Static):
     """One item of a MessageLog; `item` is what it shows (compared when the log is synced)."""
 
-    held_math: HeldMath | None = None  # math converted after the log's first frame (ui/chat_log/math_hold.py)
-    plan: OpeningPlan | None = None
-
     def __init__(self, item: Any, renderable: RenderableType, classes: str) -> None:
         super().__init__(renderable, classes=classes)
         self.item = item
-
-    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
-        if self.plan is not None and width and not self.plan.settled:
-            app = self.app
-            # The body's size (at least the log's view: min-height 100%), else the screen's.
-            view = container.height or viewport.height
-            self.plan.settle(app.console, app.console_options.update_width(width).update(highlight=False), view)
-        return super().get_content_height(container, viewport, width)
 
 
 class ChatEntry(LogEntry):
@@ -119,18 +106,9 @@ class ChatEntry(LogEntry):
             self.message = message
             self.index = index
 
-    def __init__(self, message: ChatMessage, hold_math: bool = False) -> None:
-        held = None
-        if hold_math and may_hold_math(message):
-            held = HeldMath(lambda math: message_renderable(message, math))
-        super().__init__(message, held or message_renderable(message), f"chat-entry -{message.role}")
+    def __init__(self, message: ChatMessage) -> None:
+        super().__init__(message, message_renderable(message), f"chat-entry -{message.role}")
         self.message = message
-        self.held_math = held
-
-    @classmethod
-    def opening(cls, message: ChatMessage) -> ChatEntry:
-        """An entry of a log being opened: its math may wait for the first frame (math_hold.py)."""
-        return cls(message, hold_math=True)
 
     def on_click(self, event: events.Click) -> None:
         if self.message.role != "assistant" or "```" not in self.message.text and "~~~" not in self.message.text:
@@ -192,7 +170,7 @@ class EarlierButton(Button):
     """Mounts the next batch of older messages above the ones shown."""
 
 
-class MessageLog(RevealsStart, VerticalScroll):
+class MessageLog(VerticalScroll):
     """A scrolling list mirroring a list of items (chat messages, resubmissions) that only
     changes at its end; entries are mounted lazily from the end.
 
@@ -263,9 +241,7 @@ class MessageLog(RevealsStart, VerticalScroll):
         self._body.remove_children()
         self._messages = list(history)
         self._first_shown = opening_start(self._messages)
-        factory = getattr(self._entry_factory, "opening", self._entry_factory)
-        self._entries = [factory(message) for message in self._messages[self._first_shown :]]
-        self._plan_opening()
+        self._entries = [self._entry_factory(message) for message in self._messages[self._first_shown :]]
         widgets: list[Static | Button] = []
         if self._first_shown:
             widgets.append(self._earlier_button())
@@ -273,16 +249,10 @@ class MessageLog(RevealsStart, VerticalScroll):
             widgets.append(Static(plain(self._empty_hint), classes="empty-hint"))
         self._body.mount_all([*widgets, *self._entries])
         self._scroll_to_newest()
-
-    def _plan_opening(self) -> None:
-        """Entries holding their math get a plan (math_hold.py): converted before the first frame
-        if it could show their formulas, else right after it."""
-        if not any(entry.held_math is not None for entry in self._entries):
-            return
-        plan = OpeningPlan(self._entries, lambda text: markdown(text, math=False))
-        for entry in self._entries:
-            entry.plan = plan
-        self.call_after_refresh(release_after_frame, self, plan)
+        if self._entries and getattr(self._entries[-1].item, "role", "") == "assistant":
+            # A chat reopens at its last reply's start, unless a notice (a start-up warning)
+            # comes after it: that is news, and the log's end shows it.
+            self.reveal_start(self._entries[-1].item, unless_followed=True)
 
     def sync(self, history: Sequence[Any]) -> None:
         """Bring the shown messages in line with `history`, which only ever changes at its end.
@@ -367,6 +337,79 @@ class MessageLog(RevealsStart, VerticalScroll):
         anchored and is laid out at its end when it is shown.
         """
         self.anchor()
+
+    def reveal_start(self, item: Any, unless_followed: bool = False) -> None:
+        """Show `item` (a reply) from its start, with the entry just before it (its question)
+        at the top: the user reads down from there. A pair that fits the view stays shown whole
+        at the end, as the log's anchor keeps it.
+
+        The anchored log would draw a tall reply's end in the frame that first lays it out.
+        Until that frame, the reply is capped (a max-height) at the rows the view has below its
+        question, so that frame, anchored, shows the question at the top and the reply's first
+        lines under it; after the frame (`call_after_refresh`) the cap goes and the anchor is
+        released at that same scroll, so the next layout draws the same lines and the rest of
+        the reply below them. Before the log's first layout (a chat opened at start) the view's
+        height is not known: the reply is capped at one row, and the view moves to the question
+        after the first frame. `unless_followed`: leave the view at the end if anything was
+        mounted after the reply by then.
+        """
+        index = next((i for i, entry in enumerate(self._entries) if entry.item is item), None)
+        if index is None:
+            return
+        reply = self._entries[index]
+        before = self._entries[index - 1] if index else None
+        top = before if before is not None and getattr(before.item, "role", "") == "user" else reply
+        cap: int | None = None
+        if not reply.outer_size.height:
+            above = 0
+            if top is not reply:
+                margin = top.styles.margin
+                above = margin.top + self._height(top) + max(margin.bottom, reply.styles.margin.top)
+            cap = max(1, self.scrollable_content_region.height - above - reply.styles.margin.bottom)
+            reply.styles.max_height = cap
+        self.call_after_refresh(self._after_reveal_frame, reply, top, cap, unless_followed)
+
+    def _height(self, entry: LogEntry) -> int:
+        """`entry`'s height without margins: as laid out, else as its layout will find it (0 if
+        the log has no width yet)."""
+        if entry.outer_size.height:
+            return entry.outer_size.height
+        styles, width = entry.styles, self._body.size.width
+        width -= styles.gutter.width + styles.margin.width
+        if width <= 0:
+            return 0
+        return entry.get_content_height(self._body.size, self.screen.size, width) + styles.gutter.height
+
+    def _after_reveal_frame(
+        self, reply: LogEntry, top: LogEntry, cap: int | None, unless_followed: bool, refreshes_left: int = 5
+    ) -> None:
+        """The second half of `reveal_start`, once a frame has laid the reply out (a log in a
+        hidden pane is not: it waits a few refreshes, then shows the reply whole at the end)."""
+        if not reply.is_attached:
+            return
+        if not reply.outer_size.height and refreshes_left:
+            self.call_after_refresh(self._after_reveal_frame, reply, top, cap, unless_followed, refreshes_left - 1)
+            return
+        if cap is not None:
+            reply.styles.max_height = None  # clearing a rule does not lay the widget out again by itself
+            reply.refresh(layout=True)
+        if unless_followed and self._body.children[-1] is not reply:
+            return
+        taller = cap is not None and reply.outer_size.height >= cap
+        pair = reply.virtual_region.bottom - top.virtual_region_with_margin.y
+        if not taller and pair <= self.scrollable_content_region.height:
+            return
+        self.release_anchor()
+        self._scroll_to_top(top)
+
+    def _scroll_to_top(self, top: LogEntry, refreshes_left: int = 5) -> None:
+        """Scroll `top` to the top of the view, now if the layout reaches that far (it does
+        once the reply is laid out whole), else after the next refreshes."""
+        y = top.virtual_region_with_margin.y
+        if y > self.max_scroll_y and refreshes_left:
+            self.call_after_refresh(self._scroll_to_top, top, refreshes_left - 1)
+            return
+        self.scroll_to(y=y, animate=False, immediate=True)
 
     @on(EarlierButton.Pressed)
     def _earlier_pressed(self, event: Button.Pressed) -> None:

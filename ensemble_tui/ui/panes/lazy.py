@@ -1,14 +1,17 @@
 """Panes mounted after the app's first frames instead of before the first one.
 
 The idea is `textual.lazy.Lazy`'s: a hidden placeholder that mounts the real widget in its
-place later. It differs in two ways that matter at start-up:
+place later. What `Lazy` cannot do, and this does (all through public API):
 
-- `Lazy` mounts every placeholder in the first refresh's callbacks, all at once. That batch ran
-  ahead of the Footer's first compose, so the first complete frame (the footer's keys) waited
-  for every hidden pane, Settings included. Here the owner decides when: the app mounts one
-  pane per refresh (`mount_pane`), so frames, the footer's and typed keys keep coming between.
-- `Lazy` does not check that the app is still there, so quitting during the first frame ended
-  in a MountError traceback; `mount_pane` steps aside quietly instead.
+- Mount on demand. `Lazy` always mounts its widget right after the first refresh. Settings
+  (70 widgets, its Selects the dearest: ~200 ms) would then be mounted at every start, under
+  the first keys the user types; here it is mounted only when its tab is first shown
+  (`on_demand`, `mount_pane()` called by the pane switch).
+- Mount when the owner says. Every `Lazy` mounts in the first refresh's callbacks, all at once,
+  ahead of the footer's keys; here the app mounts one pane per refresh (`mount_pane`), after
+  the frame that shows the footer's keys, so frames and typed keys keep coming between panes.
+- Step aside when the app quits during the first frames: `Lazy` then ended in a MountError
+  traceback.
 """
 
 from __future__ import annotations
