@@ -1,9 +1,9 @@
 """The chat log: user inputs and final replies, newest at the bottom, rendered cheaply.
 
 Each message is one `Static` holding a Rich Markdown renderable (about 20x cheaper to mount
-than a `textual.widgets.Markdown`: 200 replies took over a minute to mount as Markdown widgets,
-measured when the log was designed; bench row 2.a compares the two). Only the newest `BATCH` messages are mounted
-when a chat opens; older ones are mounted a batch at a time on request, so opening a 200-turn
+than a `textual.widgets.Markdown`: 200 replies took over a minute to mount as Markdown widgets;
+bench row 2.a compares the two). Only the newest `BATCH` messages are mounted when a chat
+opens; older ones are mounted a batch at a time on request, so opening a 200-turn
 chat costs the same as opening a 20-turn one. Notices (errors, the budget stop, warnings) are
 lines between messages that belong to this run of the app only; they are not in the history.
 
