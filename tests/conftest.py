@@ -12,7 +12,7 @@ import pytest
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
-from tests.support import ScriptedProvider, SleepRecorder
+from tests.support import ScriptedProvider, SleepRecorder, demo_without_pauses
 
 REPO_SAMPLE = Path(__file__).resolve().parent / "data" / "sample.pdf"
 
@@ -57,6 +57,11 @@ def scripted(workspace: Workspace) -> dict[str, ScriptedProvider]:
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
     return providers
 
+
+@pytest.fixture
+def quick_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--demo` run in this process (tests.support.run_command) answers without its pauses."""
+    monkeypatch.setattr("ensemble_tui.simulator.demo.start_demo", demo_without_pauses)
 
 
 @pytest.fixture

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
 import random
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +17,7 @@ from ensemble_tui.simulator.script import Fault, ScriptedReply
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
 from tests.support import no_sleep as no_wait
+from tests.support import run_command
 
 KEYS = {
     "OPENAI_API_KEY": "sk-proj-SECRETopenai0123456789",
@@ -58,7 +56,6 @@ def test_ask_with_keys_in_the_environment_and_in_dotenv(sim: Simulator, home: Pa
     home.mkdir(parents=True)
     (home / ".env").write_text(f"GEMINI_API_KEY={KEYS['GEMINI_API_KEY']}\n")
     env = {
-        "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
         **{k: v for k, v in sim.env.items() if not k.endswith("_KEY")},
         "OPENAI_API_KEY": KEYS["OPENAI_API_KEY"],
@@ -66,14 +63,7 @@ def test_ask_with_keys_in_the_environment_and_in_dotenv(sim: Simulator, home: Pa
     }
     outputs = []
     for mode in ("chatgpt", "all"):
-        result = subprocess.run(
-            [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(home), "--mode", mode, f"question {mode}"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        result = run_command(home, "ask", "--mode", mode, f"question {mode}", env=env)
         outputs.append(result.stdout + result.stderr)
     assert "OPENAI_API_KEY" in outputs[0]  # the bad key is named by its variable...
     assert all(leaks(output) == [] for output in outputs)  # ...never by its value
