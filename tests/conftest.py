@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,15 @@ def scripted(workspace: Workspace) -> dict[str, ScriptedProvider]:
 def quick_demo(monkeypatch: pytest.MonkeyPatch) -> None:
     """`--demo` run in this process (tests.support.run_command) answers without its pauses."""
     monkeypatch.setattr("ensemble_tui.simulator.demo.start_demo", demo_without_pauses)
+
+
+@pytest.fixture
+def instant_retries(monkeypatch: pytest.MonkeyPatch) -> SleepRecorder:
+    """`ask` run in this process waits no time between retries (its status lines still say how
+    long it would have); returns the delays it skipped."""
+    recorder = SleepRecorder()
+    monkeypatch.setattr("ensemble_tui.headless.Engine", partial(Engine, sleep=recorder))
+    return recorder
 
 
 @pytest.fixture

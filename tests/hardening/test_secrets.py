@@ -16,6 +16,7 @@ from ensemble_tui.simulator import Simulator
 from ensemble_tui.simulator.script import Fault, ScriptedReply
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
+from tests.support import SleepRecorder
 from tests.support import no_sleep as no_wait
 from tests.support import run_command
 
@@ -51,7 +52,9 @@ def assert_home_clean(home: Path) -> None:
             assert leaks(content) == [], f"{path} holds a key"
 
 
-def test_ask_with_keys_in_the_environment_and_in_dotenv(sim: Simulator, home: Path, tmp_path: Path) -> None:
+def test_ask_with_keys_in_the_environment_and_in_dotenv(
+    sim: Simulator, home: Path, tmp_path: Path, instant_retries: SleepRecorder
+) -> None:
     scripted_faults(sim)
     home.mkdir(parents=True)
     (home / ".env").write_text(f"GEMINI_API_KEY={KEYS['GEMINI_API_KEY']}\n")
@@ -68,6 +71,7 @@ def test_ask_with_keys_in_the_environment_and_in_dotenv(sim: Simulator, home: Pa
     assert "OPENAI_API_KEY" in outputs[0]  # the bad key is named by its variable...
     assert all(leaks(output) == [] for output in outputs)  # ...never by its value
     assert_home_clean(home)
+    assert len(instant_retries.delays) == 2  # Claude's server error and rate limit were retried
 
 
 async def test_no_log_line_and_no_screen_shows_a_key(
