@@ -41,9 +41,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     return files
 
 
-def run(
-    workspace: Workspace, *, prune: bool, demo: bool, out: TextIO | None = None, err: TextIO | None = None
-) -> int:
+def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """List (and with `prune`, first delete) the app's uploads; 0 unless a delete was refused.
     `out`/`err` default to sys.stdout/stderr as they are at the call, not at import."""
     out, err = out or sys.stdout, err or sys.stderr

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage

@@ -16,9 +16,8 @@ from ensemble_tui.simulator import Simulator
 from ensemble_tui.simulator.script import Fault, ScriptedReply
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
-from tests.support import SleepRecorder
+from tests.support import SleepRecorder, run_command
 from tests.support import no_sleep as no_wait
-from tests.support import run_command
 
 KEYS = {
     "OPENAI_API_KEY": "sk-proj-SECRETopenai0123456789",
@@ -81,7 +80,6 @@ async def test_no_log_line_and_no_screen_shows_a_key(
     workspace = Workspace.open(home)
     providers, unavailable = build_providers(workspace, env={**sim.env, **KEYS})
     workspace.attach_providers(providers, unavailable)
-
 
     caplog.set_level(logging.DEBUG)
     engine = Engine(workspace, rng=random.Random(3), sleep=no_wait, timeout_s=5)
