@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import ensemble_tui
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
 
 if TYPE_CHECKING:
@@ -135,6 +136,17 @@ def unresolved(label: str) -> ProviderError:
     return ProviderError(ErrorKind.UNRESOLVED, f"{label}: host not found (Name or service not known)")
 
 
+# The folder holding the ensemble_tui these tests import: a spawned `python -m ensemble_tui` gets it
+# first on its path, so it runs the code under test, not whichever copy is installed.
+SOURCE_ROOT = Path(ensemble_tui.__file__).resolve().parents[1]
+
+
+def process_environment(user_folder: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """A spawned command's whole environment, as a script would have it: PATH, HOME (the user
+    folder), no keys, the code under test on PYTHONPATH, `env` added (a simulator's addresses)."""
+    return {"PATH": os.environ["PATH"], "HOME": str(user_folder), "PYTHONPATH": str(SOURCE_ROOT), **(env or {})}
+
+
 def run_command(
     home: Path | None,
     *args: str,
@@ -153,7 +165,7 @@ def run_command(
     argv = [*args, "--home", str(home)] if home is not None else list(args)
     beside = home.parent if home is not None else Path.cwd()
     cwd = cwd or beside
-    environment = {"PATH": os.environ["PATH"], "HOME": str(beside), **(env or {})}
+    environment = process_environment(beside, env)
     if process:
         return subprocess.run(
             [sys.executable, "-m", "ensemble_tui", *argv],

@@ -4,24 +4,22 @@ other's, briefly), and the app takes in a turn that `ask` added to its open chat
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.core.helpers import restored_session
-from tests.support import run_command
+from tests.support import process_environment, run_command
 
 
 def start_ask(home: Path, question: str) -> subprocess.Popen[str]:
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent)}
     return subprocess.Popen(
         [sys.executable, "-m", "ensemble_tui", "ask", "--demo", "--home", str(home), "--mode", "chatgpt", question],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
-        env=env,
+        env=process_environment(home.parent),
         cwd=home.parent,
     )
 
