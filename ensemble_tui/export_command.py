@@ -41,7 +41,9 @@ def add_parsers(commands: Any) -> None:
     )
 
 
-def run_history(workspace: Workspace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """The chats, newest first, one line each; `out`/`err` default to sys.stdout/stderr as they are now."""
+    out, err = out or sys.stdout, err or sys.stderr
     try:
         chats = workspace.archive.sessions()
     except sqlite3.Error as exc:
@@ -60,9 +62,10 @@ def run_history(workspace: Workspace, out: TextIO = sys.stdout, err: TextIO = sy
 
 
 def run_export(
-    workspace: Workspace, args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+    workspace: Workspace, args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """0 with the file written; 1 with one line on stderr if the chat or run is not there."""
+    out, err = out or sys.stdout, err or sys.stderr
     from ensemble_tui.core.records.export import chat_stem, export_session, export_turn, run_stem, write_export
 
     try:

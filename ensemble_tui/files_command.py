@@ -42,8 +42,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     return files
 
 
-def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """List (and with `prune`, first delete) the app's uploads; 0 unless a delete was refused."""
+def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """List (and with `prune`, first delete) the app's uploads; 0 unless a delete was refused.
+    `out`/`err` default to sys.stdout/stderr as they are at the call, not at import."""
+    out, err = out or sys.stdout, err or sys.stderr
     from ensemble_tui.bootstrap import attach_providers, simulator_context
 
     with simulator_context(demo) as env:

@@ -1,10 +1,14 @@
-"""Shared fixtures: a fresh home folder per test, and a workspace with scripted providers."""
+"""Shared fixtures: a fresh home folder per test, and a workspace with scripted providers; the
+tests' temporary folders in memory when there is room."""
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
+import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -12,9 +16,28 @@ import pytest
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
-from tests.support import ScriptedProvider, SleepRecorder
+from tests.support import ScriptedProvider, SleepRecorder, demo_without_pauses
 
 REPO_SAMPLE = Path(__file__).resolve().parent / "data" / "sample.pdf"
+MEMORY_FOLDER = Path("/dev/shm")
+MEMORY_NEEDED = 2 * 2**30  # a whole run writes ~100 MB; pytest keeps the last three runs' folders
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Temporary folders (tmp_path: every home, chat and archive the tests write) in memory, on
+    /dev/shm when it is there with room to spare. The app flushes each save to disk (settings,
+    Session.json, transcripts, SQLite commits): on a shared disk that waiting was most of a fresh
+    workspace's opening (170 ms, 22 ms in memory). No check is weaker: a flush matters only for
+    power loss, which no test plays (a killed process leaves its writes in the page cache either
+    way). The xdist controller picks the folder and its workers use it; `--basetemp` wins."""
+    if hasattr(config, "workerinput") or config.option.basetemp:
+        return
+    try:
+        room = os.statvfs(MEMORY_FOLDER)
+    except OSError:
+        return
+    if room.f_bavail * room.f_frsize >= MEMORY_NEEDED and os.access(MEMORY_FOLDER, os.W_OK):
+        tempfile.tempdir = str(MEMORY_FOLDER)
 
 
 @pytest.fixture(autouse=True)
@@ -58,6 +81,20 @@ def scripted(workspace: Workspace) -> dict[str, ScriptedProvider]:
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
     return providers
 
+
+@pytest.fixture
+def quick_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--demo` run in this process (tests.support.run_command) answers without its pauses."""
+    monkeypatch.setattr("ensemble_tui.simulator.demo.start_demo", demo_without_pauses)
+
+
+@pytest.fixture
+def instant_retries(monkeypatch: pytest.MonkeyPatch) -> SleepRecorder:
+    """`ask` run in this process waits no time between retries (its status lines still say how
+    long it would have); returns the delays it skipped."""
+    recorder = SleepRecorder()
+    monkeypatch.setattr("ensemble_tui.headless.Engine", partial(Engine, sleep=recorder))
+    return recorder
 
 
 @pytest.fixture

@@ -1,17 +1,25 @@
 """Test doubles shared by the test folders: scripted providers, a hanging call, no-wait sleeps,
-a recording folder opener."""
+a recording folder opener, and the command line run in this process (or in its own)."""
 
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import ensemble_tui
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
+
+if TYPE_CHECKING:
+    from ensemble_tui.simulator.demo import DemoSimulator
 
 
 @dataclass
@@ -128,18 +136,107 @@ def unresolved(label: str) -> ProviderError:
     return ProviderError(ErrorKind.UNRESOLVED, f"{label}: host not found (Name or service not known)")
 
 
+# The folder holding the ensemble_tui these tests import: a spawned `python -m ensemble_tui` gets it
+# first on its path, so it runs the code under test, not whichever copy is installed.
+SOURCE_ROOT = Path(ensemble_tui.__file__).resolve().parents[1]
+
+
+def process_environment(user_folder: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """A spawned command's whole environment, as a script would have it: PATH, HOME (the user
+    folder), no keys, the code under test on PYTHONPATH, `env` added (a simulator's addresses)."""
+    return {"PATH": os.environ["PATH"], "HOME": str(user_folder), "PYTHONPATH": str(SOURCE_ROOT), **(env or {})}
+
+
 def run_command(
-    home: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+    home: Path | None,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    process: bool = False,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`ensemble-tui ARGS --home HOME` in a subprocess, as a script would run it: no keys, the
-    user folder beside the home, `env` added (a simulator's addresses)."""
-    environment = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "ensemble_tui", *args, "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        cwd=home.parent,
-    )
+    """`ensemble-tui ARGS --home HOME` as a script would run it: no keys, the user folder and the
+    current folder beside the home (else `cwd`), `env` added (a simulator's addresses); HOME None:
+    no `--home`. `timeout` bounds a process only.
+
+    In this process by default, through the same `cli.main` with the same environment, folder
+    and arguments (a process start costs a second of imports); `process=True` spawns
+    `python -m ensemble_tui`, for what only a process shows (its exit, the console entry point)."""
+    argv = [*args, "--home", str(home)] if home is not None else list(args)
+    beside = home.parent if home is not None else Path.cwd()
+    cwd = cwd or beside
+    environment = process_environment(beside, env)
+    if process:
+        return subprocess.run(
+            [sys.executable, "-m", "ensemble_tui", *argv],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+        )
+    return run_in_process(argv, environment, cwd)
+
+
+def run_in_process(argv: list[str], environment: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`cli.main(argv)` with `environment` as the whole environment, `cwd` as the current folder,
+    an empty stdin and stdout/stderr captured; all restored afterwards. An argparse exit
+    (`--help`, `--version`, a bad option) gives its exit code, as the process would."""
+    from ensemble_tui.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved_environment, saved_cwd = dict(os.environ), Path.cwd()
+    os.environ.clear()
+    os.environ.update(environment)
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err), _empty_stdin(), _log_warnings_to(err):
+            try:
+                code = main(argv)
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
+                if isinstance(exit_.code, str):
+                    print(exit_.code, file=err)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environment)
+        os.chdir(saved_cwd)
+    return subprocess.CompletedProcess(["ensemble-tui", *argv], code, out.getvalue(), err.getvalue())
+
+
+@contextmanager
+def _log_warnings_to(err: io.StringIO) -> Iterator[None]:
+    """Log records of WARNING and above on `err`: a process, with no handler configured, prints
+    them on its stderr (logging's last resort); in here pytest's handlers would take them."""
+    handler = logging.StreamHandler(err)
+    handler.setLevel(logging.WARNING)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+
+
+@contextmanager
+def _empty_stdin() -> Iterator[None]:
+    """stdin at end of file, as `stdin=DEVNULL` gives a process."""
+    saved = sys.stdin
+    sys.stdin = io.StringIO()
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+def demo_without_pauses(seed: int | None = None) -> DemoSimulator:
+    """`start_demo` without the demo's pauses (0.3-0.8 s a reply, 0.2 s an upload, there for
+    people watching): the same replies, account file and uploads, no waiting."""
+    from ensemble_tui.simulator.demo import DemoSimulator, account_file
+
+    simulator = DemoSimulator(seed, latency=(0.0, 0.0), account=account_file())
+    for script in simulator.scripts.values():
+        script.upload_latency_s = 0.0
+    simulator.start()
+    return simulator

@@ -1,11 +1,10 @@
-"""`ensemble-tui ask` end to end: a subprocess, the real SDKs, the loopback simulator."""
+"""`ensemble-tui ask` end to end: the command line's entry point, the real SDKs, the loopback
+simulator; the first test runs it as a process, the others in this one."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from ensemble_tui.simulator import Simulator
 from ensemble_tui.simulator.script import Fault, ScriptedReply
 from tests.core.helpers import restored_session
+from tests.support import run_command
 
 AGGREGATOR = "editor of a small panel"  # from the shipped aggregator system prompt
 SYNTHESIS = "Your own proposal was Proposed Reply"
@@ -25,19 +25,13 @@ def sim() -> Iterator[Simulator]:
         yield simulator
 
 
-def ask(sim: Simulator, home: Path, *args: str, drop: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **sim.env}
-    for name in drop:
-        env.pop(name, None)
-    return subprocess.run(
-        [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        cwd=home.parent,
-    )
+def ask(
+    sim: Simulator, home: Path, *args: str, drop: tuple[str, ...] = (), process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """`ensemble-tui ask ARGS` against the simulator, `drop` left out of its environment; in this
+    process unless `process` (tests.support.run_command)."""
+    env = {name: value for name, value in sim.env.items() if name not in drop}
+    return run_command(home, "ask", *args, env=env, process=process)
 
 
 def history(home: Path) -> list[tuple[str, str]]:
@@ -46,7 +40,7 @@ def history(home: Path) -> list[tuple[str, str]]:
 
 def test_single_model_reply_on_stdout_status_on_stderr(sim: Simulator, home: Path, sample_pdf: Path) -> None:
     sim.anthropic.push(ScriptedReply("Claude's answer.", citations=("https://example.org/paper",)))
-    result = ask(sim, home, "--mode", "claude", "--pdf", str(sample_pdf), "What is Lemma 2?")
+    result = ask(sim, home, "--mode", "claude", "--pdf", str(sample_pdf), "What is Lemma 2?", process=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Claude's answer.\n\nSources:\n- https://example.org/paper\n"
     assert "Waiting for Claude" in result.stderr

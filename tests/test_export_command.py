@@ -1,8 +1,10 @@
 """`ensemble-tui history` and `ensemble-tui export` from a script: the same files as the palette's
-exports, math as MathML in HTML, and one line for a chat or run that is not there."""
+exports, math as MathML in HTML, and one line for a chat or run that is not there. One `history`
+and one `export` run as processes; the rest run the same entry point in this one."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from ensemble_tui.core.chat.runlog import TurnRecord
@@ -14,8 +16,9 @@ from tests.support import run_command as run_any
 REPLY = "Attention is $\\mathrm{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V$; it costs $5 and $10 to run."
 
 
-def run_command(home: Path, *args: str):
-    return run_any(home, *args, timeout=60)
+def run_command(home: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """In this process unless `process` (tests.support.run_command)."""
+    return run_any(home, *args, timeout=60, process=process)
 
 
 def a_chat(home: Path, question: str, reply: str) -> str:
@@ -34,13 +37,13 @@ def a_chat(home: Path, question: str, reply: str) -> str:
 def test_history_lists_the_chats_and_export_last_writes_html_with_mathml(home: Path) -> None:
     older = a_chat(home, "An older question", "An older answer.")
     newest = a_chat(home, "What is attention?", REPLY)
-    listed = run_command(home, "history")
+    listed = run_command(home, "history", process=True)
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
     assert lines[0].startswith(newest) and "What is attention?" in lines[0] and "1 reply" in lines[0]
     assert lines[1].startswith(older)
 
-    result = run_command(home, "export", "--last", "--format", "html")
+    result = run_command(home, "export", "--last", "--format", "html", process=True)
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip())
     assert path.parent == home / "Exports" and path.suffix == ".html"

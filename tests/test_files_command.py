@@ -1,5 +1,6 @@
 """One upload per PDF per chat across `ask` runs, and `ensemble-tui files` / `--prune`, end to end:
-subprocesses, the real SDKs, the loopback simulator (and the demo's own)."""
+the command line's entry point, the real SDKs, the loopback simulator (and the demo's own).
+`files` runs once as a process (the list); the rest run in this process, the demo without its pauses."""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ def sim() -> Iterator[Simulator]:
         yield simulator
 
 
-def run(home: Path, *args: str, sim: Simulator | None = None) -> subprocess.CompletedProcess[str]:
-    return run_command(home, *args, env=sim.env if sim else None)
+def run(
+    home: Path, *args: str, sim: Simulator | None = None, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """In this process unless `process` (tests.support.run_command)."""
+    return run_command(home, *args, env=sim.env if sim else None, process=process)
 
 
 def registry_of(home: Path) -> tuple[RunArchive, UploadRegistry]:
@@ -51,7 +55,7 @@ def test_two_ask_turns_in_one_chat_make_one_upload_per_provider(sim, home, sampl
 
 def test_files_lists_the_uploads(sim, home, sample_pdf):
     assert run(home, "ask", "--pdf", str(sample_pdf), "Q?", sim=sim).returncode == 0
-    result = run(home, "files", sim=sim)
+    result = run(home, "files", sim=sim, process=True)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["PROVIDER", "FILE", "SIZE", "AGE", "CHATS", "STATE", "ID"]
@@ -120,8 +124,8 @@ def test_ask_cleans_up_stale_uploads_beside_its_turn(sim, home, sample_pdf, tmp_
     assert len(refusals) == 1 and refusals[0].startswith("ensemble-tui: Claude did not delete")
 
 
-def test_two_demo_turns_keep_one_upload_per_provider(home, sample_pdf):
-    """`--demo` starts its simulator afresh in each process; its account keeps the uploads."""
+def test_two_demo_turns_keep_one_upload_per_provider(home, sample_pdf, quick_demo):
+    """`--demo` starts its simulator afresh in each command; its account keeps the uploads."""
     assert run(home, "ask", "--demo", "--pdf", str(sample_pdf), "Q?").returncode == 0
     assert run(home, "ask", "--demo", "Again?").returncode == 0
     account = json.loads((home.parent / ".local/share/ensemble-tui/demo-provider-files.json").read_text())

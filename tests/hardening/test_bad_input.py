@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +13,7 @@ from ensemble_tui.core.store.home import seed_home
 from ensemble_tui.core.turn.events import Notice, ReplyCommitted, RunFailed
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, restored_session, run_turn
+from tests.support import run_command
 
 
 def one_line(message: str) -> str:
@@ -106,14 +104,7 @@ async def test_a_pdf_replaced_mid_session_by_something_else_stops_the_turn(
 def test_an_unwritable_home_folder_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("a file where a folder should be")
-    result = subprocess.run(
-        [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(blocker / "home"), "q"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
-        stdin=subprocess.DEVNULL,
-    )
+    result = run_command(blocker / "home", "ask", "q", env={"HOME": str(tmp_path)}, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == (
         f"ensemble-tui: Cannot set up the home folder {blocker / 'home'} (Not a directory) - choose another with --home"

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
 import random
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +16,7 @@ from ensemble_tui.simulator import Simulator
 from ensemble_tui.simulator.script import Fault, ScriptedReply
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
+from tests.support import SleepRecorder, run_command
 from tests.support import no_sleep as no_wait
 
 KEYS = {
@@ -53,12 +51,13 @@ def assert_home_clean(home: Path) -> None:
             assert leaks(content) == [], f"{path} holds a key"
 
 
-def test_ask_with_keys_in_the_environment_and_in_dotenv(sim: Simulator, home: Path, tmp_path: Path) -> None:
+def test_ask_with_keys_in_the_environment_and_in_dotenv(
+    sim: Simulator, home: Path, tmp_path: Path, instant_retries: SleepRecorder
+) -> None:
     scripted_faults(sim)
     home.mkdir(parents=True)
     (home / ".env").write_text(f"GEMINI_API_KEY={KEYS['GEMINI_API_KEY']}\n")
     env = {
-        "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
         **{k: v for k, v in sim.env.items() if not k.endswith("_KEY")},
         "OPENAI_API_KEY": KEYS["OPENAI_API_KEY"],
@@ -66,18 +65,12 @@ def test_ask_with_keys_in_the_environment_and_in_dotenv(sim: Simulator, home: Pa
     }
     outputs = []
     for mode in ("chatgpt", "all"):
-        result = subprocess.run(
-            [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(home), "--mode", mode, f"question {mode}"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        result = run_command(home, "ask", "--mode", mode, f"question {mode}", env=env)
         outputs.append(result.stdout + result.stderr)
     assert "OPENAI_API_KEY" in outputs[0]  # the bad key is named by its variable...
     assert all(leaks(output) == [] for output in outputs)  # ...never by its value
     assert_home_clean(home)
+    assert len(instant_retries.delays) == 2  # Claude's server error and rate limit were retried
 
 
 async def test_no_log_line_and_no_screen_shows_a_key(
@@ -87,7 +80,6 @@ async def test_no_log_line_and_no_screen_shows_a_key(
     workspace = Workspace.open(home)
     providers, unavailable = build_providers(workspace, env={**sim.env, **KEYS})
     workspace.attach_providers(providers, unavailable)
-
 
     caplog.set_level(logging.DEBUG)
     engine = Engine(workspace, rng=random.Random(3), sleep=no_wait, timeout_s=5)
