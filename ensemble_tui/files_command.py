@@ -45,7 +45,7 @@ def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO = sys.stdo
     """List (and with `prune`, first delete) the app's uploads; 0 unless a delete was refused."""
     from ensemble_tui.bootstrap import attach_providers, simulator_context
 
-    with simulator_context(demo) as env:
+    with simulator_context(demo, workspace.paths.root) as env:
         attach_providers(workspace, env)
         return asyncio.run(_run(workspace, prune, out, err))
 

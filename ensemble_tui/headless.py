@@ -99,7 +99,7 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
 def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
     for warning in workspace.warnings:
         print(f"ensemble-tui: {warning}", file=sys.stderr)
-    with simulator_context(demo) as env:
+    with simulator_context(demo, workspace.paths.root) as env:
         attach_providers(workspace, env)
         try:
             if new:
