@@ -10,6 +10,7 @@ from typing import TextIO
 
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
+from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
@@ -52,8 +53,16 @@ def describe(event: EngineEvent) -> str | None:
     if isinstance(event, ReviewReceived):
         return f"{event.reviewer} reviewed the answers" + ("" if event.accepted else " (unreadable, left out)")
     if isinstance(event, VoteCounted):
-        return "tally: " + ", ".join(f"{row.rank}. {row.author}" for row in event.rows)
+        return "tally: " + ", ".join(tally_entry(row) for row in event.rows)
     return None
+
+
+def tally_entry(row: VoteRow) -> str:
+    """One answer's place with what earned it, as the run report gives it: `1. Gemini 9 pts
+    (1 first)`, or for a council's ranking `1. Gemini avg position 1.50 (3 ballots)`."""
+    if row.average_position is not None:
+        return f"{row.rank}. {row.author} avg position {row.average_position:.2f} ({row.ballots} ballots)"
+    return f"{row.rank}. {row.author} {row.points:g} pts ({row.first_places} first)"
 
 
 async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO) -> int:

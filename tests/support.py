@@ -134,6 +134,7 @@ def run_command(
     """`ensemble-tui ARGS --home HOME` in a subprocess, as a script would run it: no keys, the
     user folder beside the home, `env` added (a simulator's addresses)."""
     environment = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **(env or {})}
+    environment["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])  # this checkout's code, not an install's
     return subprocess.run(
         [sys.executable, "-m", "ensemble_tui", *args, "--home", str(home)],
         capture_output=True,
