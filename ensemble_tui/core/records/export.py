@@ -108,13 +108,36 @@ def turn_markdown(record: TurnRecord, page: bool = False) -> str:
 
 
 def session_markdown(session: SessionData, turns: list[TurnRecord], page: bool = False) -> str:
-    parts = [render_transcript(_as_page(session) if page else session).rstrip()]
+    marked = with_verdicts(session)
+    parts = [render_transcript(_as_page(marked) if page else marked).rstrip()]
     if turns:
         parts.append("# Run reports")
         for number, record in enumerate(turns, start=1):
             body = report_markdown(record, level=3, page=page)
             parts.append(f"## Run {number}: {_title_line(record.query)}\n\n{body}")
     return "\n\n".join(parts) + "\n"
+
+
+def _verdict(marker: str, found: bool) -> str:
+    return f"*{marker}*" if found else f"**{marker}**"
+
+
+def with_verdicts(session: SessionData) -> SessionData:
+    """The chat with each checked quote followed by its verdict, as the chat shows it ("✓ p. 2",
+    "✗ not in the paper"); the JSON export keeps the checks as data instead."""
+    if not any(message.checks for message in session.history):
+        return session
+    from ensemble_tui.core.paper.quotes import QuoteReport, annotate_markdown
+
+    history = [
+        message.model_copy(
+            update={"text": annotate_markdown(message.text, QuoteReport.from_record(message.checks), _verdict)}
+        )
+        if message.checks
+        else message
+        for message in session.history
+    ]
+    return session.model_copy(update={"history": history})
 
 
 def _as_page(session: SessionData) -> SessionData:
