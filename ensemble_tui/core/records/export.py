@@ -4,8 +4,9 @@ The HTML has its style inline and loads nothing, so it opens offline; model text
 from Markdown with raw HTML disabled, so a reply cannot inject markup or scripts; its images
 are links (an `<img>` would fetch its address on opening), and a Content-Security-Policy forbids
 every load. Its LaTeX is MathML (drawn by the browser, no script or font to fetch; see
-core/math/mathml.py); the Markdown and JSON exports keep the LaTeX as written. The page is a document with an outline: a model's own
-headings sit below the report's, a question keeps its line breaks, long URLs wrap.
+core/math/mathml.py); the Markdown and JSON exports keep the LaTeX as written. The page is a
+document with an outline: a model's own headings sit below the report's, a question keeps its
+line breaks, long URLs wrap. Each checked quote carries its verdict in Markdown and HTML.
 """
 
 from __future__ import annotations
