@@ -6,8 +6,7 @@ from ensemble_tui.ui.archive_flow import NO_RUNS
 from ensemble_tui.ui.screens.compare import NO_PDF, CompareColumn, CompareScreen
 from tests.core.test_quotes import ACROSS_LINE
 from tests.support import Hang
-from tests.ui.conftest import rendered_text
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 
 LONG = "\n\n".join(f"Paragraph {n} of a long answer about the bound." for n in range(1, 61))
