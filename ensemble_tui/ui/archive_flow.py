@@ -153,7 +153,36 @@ class ArchiveFlow(_Base):
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(sessions, self.chat_id), self._history_chosen)
+        self.push_screen(HistoryScreen(sessions, self.chat_id, actions=self), self._history_chosen)
+
+    def rename_chat(self, session_id: str, title: str) -> str:
+        """The history's rename: "" when done, else why not."""
+        try:
+            return "" if self.workspace.archive.rename_session(session_id, title) else "That chat is no longer there."
+        except sqlite3.Error as exc:
+            return f"Cannot rename the chat: {exc}"
+
+    def delete_chat(self, session_id: str) -> str:
+        """The history's delete (confirmed there): the chat's records and transcript go, then its
+        PDF's uploads are deleted at the providers unless another chat uses it."""
+        try:
+            pdf = self.workspace.store.delete(session_id)
+        except (sqlite3.Error, OSError) as exc:
+            return f"Cannot delete the chat: {exc}"
+        if pdf:
+            self.run_worker(self._free_uploads(pdf), group="free-uploads", exit_on_error=False)
+        return ""
+
+    async def _free_uploads(self, pdf: str) -> None:
+        from ensemble_tui.core.upload_cleanup import free_uploads_of
+
+        try:
+            report = await free_uploads_of(self.workspace, pdf)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("freeing the uploads of a deleted chat: %s", exc)
+            return
+        for line in report.refusal_lines():
+            self.notify(line, severity="warning", markup=False, timeout=10)
 
     async def _history_chosen(self, session_id: str | None) -> None:
         if session_id is not None:
