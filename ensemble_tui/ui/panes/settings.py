@@ -172,7 +172,10 @@ class SettingsPane(VerticalScroll):
         with Horizontal(classes="setting-row"):
             yield Label("Notifications", classes="setting-label")
             yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications")
-        yield Static(plain(f"Every change is saved at once to {SETTINGS_FILE}."), id="settings-status")
+        yield Static(
+            plain(f"Choices are saved at once to {SETTINGS_FILE}; a typed value on Enter or when you leave it."),
+            id="settings-status",
+        )
 
     def _provider_rows(self, provider: str) -> ComposeResult:
         """The model dropdown, the reasoning effort dropdown (shown only for a model that offers
