@@ -63,23 +63,24 @@ def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:
     workspace.attach_providers(providers, unavailable)
 
 
-def simulator_context(demo: bool) -> AbstractContextManager[dict[str, str] | None]:
-    """The demo simulator, running for the life of the command; yields its environment."""
+def simulator_context(demo: bool, home: Path | None = None) -> AbstractContextManager[dict[str, str] | None]:
+    """The demo simulator, running for the life of the command; yields its environment. Its
+    provider account (the files uploaded) is kept in `home`, the only folder the app writes to."""
     if not demo:
         return nullcontext(None)
     from ensemble_tui.simulator.demo import demo_environment
 
-    return demo_environment()
+    return demo_environment(home=home)
 
 
-def demo_on_standby(demo: bool) -> AbstractContextManager[StandbyDemo | None]:
+def demo_on_standby(demo: bool, home: Path | None = None) -> AbstractContextManager[StandbyDemo | None]:
     """The app's demo simulator: its address for the providers now, its server started by the
-    app after its first frame (simulator/standby.py)."""
+    app after its first frame (simulator/standby.py); its account kept in `home`."""
     if not demo:
         return nullcontext(None)
     from ensemble_tui.simulator.standby import standby_demo
 
-    return standby_demo()
+    return standby_demo(home=home)
 
 
 def collector_hold(command: str | None) -> AbstractContextManager[None]:

@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
     files_command.add_parser(commands)
     export_command.add_parsers(commands)
-    trust_command.add_parser(commands)
+    for name in ("history", "export"):  # `ask --demo` then `history --demo` find the same demo chats
+        _add_demo(commands.choices[name], "the demo's chats (as `ask --demo` keeps them)")
+    trust_command.add_parser(commands)  # the one subcommand with no home folder
     return parser
 
 
@@ -66,12 +68,12 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         "folder if you trusted it with `ensemble-tui trust`, else the user data folder)",
     )
     parser.add_argument("--pdf", metavar="PATH", default=argparse.SUPPRESS, help="select this PDF for the session")
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="run against the built-in simulator: no API keys, no network",
-    )
+    _add_demo(parser, "run against the built-in simulator: no API keys, no network")
+
+
+def _add_demo(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--demo`: the demo's own home folder (bootstrap.demo_home), unless `--home` names one."""
+    parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS, help=help)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -52,12 +52,14 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
     if not chats:
         print("No chats yet: ask a question in the app or with `ensemble-tui ask`.", file=err)
         return 0
+    width = max(len(chat.id) for chat in chats)
+    print(f"{'ID':<{width}}  {'DATE':<16}  {'REPLIES':>10}  {'COST':<7}  FIRST QUESTION", file=out)
     for chat in chats:
         date = chat.id[:16].replace("_", " ").replace("-", ":", 4).replace(":", "-", 2)
         question = " ".join(chat.first_question.split())
         question = question if len(question) <= 60 else question[:59] + "…"
         replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
-        print(f"{chat.id}  {date}  {replies:>10}  ${chat.cost_usd:.4f}  {question}", file=out)
+        print(f"{chat.id:<{width}}  {date}  {replies:>10}  ${chat.cost_usd:.4f}  {question}", file=out)
     return 0
 
 

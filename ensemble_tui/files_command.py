@@ -48,7 +48,7 @@ def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO | None = N
     out, err = out or sys.stdout, err or sys.stderr
     from ensemble_tui.bootstrap import attach_providers, simulator_context
 
-    with simulator_context(demo) as env:
+    with simulator_context(demo, workspace.paths.root) as env:
         attach_providers(workspace, env)
         try:
             return asyncio.run(_run(workspace, prune, out, err))

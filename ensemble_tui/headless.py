@@ -10,6 +10,7 @@ from typing import TextIO
 
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
+from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.engine import Engine
@@ -54,7 +55,7 @@ def describe(event: EngineEvent) -> str | None:
     if isinstance(event, ReviewReceived):
         return f"{event.reviewer} reviewed the answers" + ("" if event.accepted else " (unreadable, left out)")
     if isinstance(event, VoteCounted):
-        return "tally: " + ", ".join(f"{row.rank}. {row.author}" for row in event.rows)
+        return "tally: " + ", ".join(tally_entry(row) for row in event.rows)
     return None
 
 
@@ -62,6 +63,14 @@ def say(line: str, err: TextIO) -> None:
     """One status line on stderr, its control characters stripped: an error text a provider
     sent, or a file name, can carry escape sequences aimed at the terminal."""
     print(strip_control(line), file=err, flush=True)
+
+
+def tally_entry(row: VoteRow) -> str:
+    """One answer's place with what earned it, as the run report gives it: `1. Gemini 9 pts
+    (1 first)`, or for a council's ranking `1. Gemini avg position 1.50 (3 ballots)`."""
+    if row.average_position is not None:
+        return f"{row.rank}. {row.author} avg position {row.average_position:.2f} ({row.ballots} ballots)"
+    return f"{row.rank}. {row.author} {row.points:g} pts ({row.first_places} first)"
 
 
 async def run_ask(
@@ -132,7 +141,7 @@ def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool
     for warning in workspace.warnings:
         say(f"ensemble-tui: {warning}", sys.stderr)
     said = frozenset(workspace.config_problems.values()) & frozenset(workspace.warnings)
-    with simulator_context(demo) as env:
+    with simulator_context(demo, workspace.paths.root) as env:
         attach_providers(workspace, env)
         try:
             if new:

@@ -230,12 +230,12 @@ def _empty_stdin() -> Iterator[None]:
         sys.stdin = saved
 
 
-def demo_without_pauses(seed: int | None = None) -> DemoSimulator:
+def demo_without_pauses(seed: int | None = None, home: Path | None = None) -> DemoSimulator:
     """`start_demo` without the demo's pauses (0.3-0.8 s a reply, 0.2 s an upload, there for
     people watching): the same replies, account file and uploads, no waiting."""
     from ensemble_tui.simulator.demo import DemoSimulator, account_file
 
-    simulator = DemoSimulator(seed, latency=(0.0, 0.0), account=account_file())
+    simulator = DemoSimulator(seed, latency=(0.0, 0.0), account=account_file(home) if home is not None else None)
     for script in simulator.scripts.values():
         script.upload_latency_s = 0.0
     simulator.start()

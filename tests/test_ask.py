@@ -4,6 +4,7 @@ simulator; the first test runs it as a process, the others in this one."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,6 +155,8 @@ def test_each_style_runs_end_to_end(sim: Simulator, home: Path, style: str) -> N
     result = ask(sim, home, "--style", style, "Which claim holds?")
     assert result.returncode == 0, result.stderr
     assert "tally:" in result.stderr
+    if style != "council":  # points and first places, as the run report gives them
+        assert re.search(r"tally: 1\. \S+ [\d.]+ pts \(\d+ first\)", result.stderr), result.stderr
     # The reply on stdout is the reply alone; who wrote it goes to stderr, and beside it in the chat.
     provenance = restored_session(home).history[-1].provenance
     assert provenance is not None and f"reply by: {provenance.line}" in result.stderr
@@ -184,3 +187,15 @@ def test_ask_prints_the_reply_unchanged_and_one_line_per_checked_quote(
         'quote ✗ not in the paper: "ensembles of language models always outperform every single…"',
         'quote ✗ not in the paper: "aggregation with one resynthesis round answered 78 correctly…"',
     ]
+
+
+def test_the_vote_line_gives_points_and_first_places_as_the_run_report_does() -> None:
+    from ensemble_tui.core.chat.modes import Style
+    from ensemble_tui.core.chat.provenance import VoteRow
+    from ensemble_tui.core.turn.events import VoteCounted
+    from ensemble_tui.headless import describe
+
+    rows = (VoteRow("Gemini", 1, 9.0, 1), VoteRow("ChatGPT", 2, 4.5, 0))
+    assert describe(VoteCounted(Style.VOTE, rows)) == "tally: 1. Gemini 9 pts (1 first), 2. ChatGPT 4.5 pts (0 first)"
+    council = (VoteRow("Claude", 1, 0.0, 0, average_position=1.5, ballots=2),)
+    assert describe(VoteCounted(Style.COUNCIL, council)) == "tally: 1. Claude avg position 1.50 (2 ballots)"

@@ -39,7 +39,9 @@ def test_history_lists_the_chats_and_export_last_writes_html_with_mathml(home: P
     newest = a_chat(home, "What is attention?", REPLY)
     listed = run_command(home, "history", process=True)
     assert listed.returncode == 0, listed.stderr
-    lines = listed.stdout.splitlines()
+    header, *lines = listed.stdout.splitlines()
+    assert header.split() == ["ID", "DATE", "REPLIES", "COST", "FIRST", "QUESTION"]
+    assert header.index("REPLIES") + len("REPLIES") == lines[0].index("1 reply") + len("1 reply")  # aligned
     assert lines[0].startswith(newest) and "What is attention?" in lines[0] and "1 reply" in lines[0]
     assert lines[1].startswith(older)
 

@@ -128,7 +128,8 @@ def test_two_demo_turns_keep_one_upload_per_provider(home, sample_pdf, quick_dem
     """`--demo` starts its simulator afresh in each command; its account keeps the uploads."""
     assert run(home, "ask", "--demo", "--pdf", str(sample_pdf), "Q?").returncode == 0
     assert run(home, "ask", "--demo", "Again?").returncode == 0
-    account = json.loads((home.parent / ".local/share/ensemble-tui/demo-provider-files.json").read_text())
+    assert not (home.parent / ".local/share/ensemble-tui/demo-provider-files.json").exists()  # nothing outside the home
+    account = json.loads((home / "demo-provider-files.json").read_text())
     assert {name: len(files) for name, files in account.items()} == {name: 1 for name in NAMES}
     archive, registry = registry_of(home)
     ids = {item.provider: item.file_id for item in registry.all()}

@@ -141,6 +141,18 @@ async def prune_unused_uploads(workspace: Workspace) -> CleanupReport:
     return await delete_uploads(unused, workspace.providers, registry)
 
 
+async def free_uploads_of(workspace: Workspace, pdf: str) -> CleanupReport:
+    """After a chat was deleted: delete the uploads of its PDF unless another chat still uses it."""
+    registry = UploadRegistry(workspace.archive)
+    mine = await asyncio.to_thread(_digests, [pdf] if pdf else [])
+    in_use = await asyncio.to_thread(pdf_digests_in_use, workspace)
+    freed = mine - in_use
+    if not freed:
+        return CleanupReport()
+    uploads = await asyncio.to_thread(registry.all)
+    return await delete_uploads([u for u in uploads if u.sha256 in freed], workspace.providers, registry)
+
+
 def pdf_digests_in_use(workspace: Workspace) -> set[str]:
     """The content hashes of the PDFs chats have selected now (the current one and those in the
     history) and that still exist: an upload of any other content serves no chat."""

@@ -197,18 +197,18 @@ STYLE_REPLIES: dict[str, Callable[[str, str], str]] = {
 }
 
 
-def start_demo(seed: int | None = None) -> DemoSimulator:
-    """Start the demo simulator, with the demo account's files; the caller uses `.env` for the
-    providers and calls `.stop()`."""
-    demo = DemoSimulator(seed, account=account_file())
+def start_demo(seed: int | None = None, home: Path | None = None) -> DemoSimulator:
+    """Start the demo simulator, with the files of the demo account kept in `home` (none kept
+    without one); the caller uses `.env` for the providers and calls `.stop()`."""
+    demo = DemoSimulator(seed, account=account_file(home) if home is not None else None)
     demo.start()
     return demo
 
 
 @contextmanager
-def demo_environment(seed: int | None = None) -> Iterator[dict[str, str]]:
+def demo_environment(seed: int | None = None, home: Path | None = None) -> Iterator[dict[str, str]]:
     """A running demo simulator for the life of the block; yields the variables for `build_providers`."""
-    demo = start_demo(seed)
+    demo = start_demo(seed, home)
     try:
         yield demo.env
     finally:

@@ -3,8 +3,8 @@
 A real provider keeps an uploaded PDF after the app quits, and the next run reuses it; the demo
 simulator starts afresh in every process, so without this every `ask --demo` and every start of
 the app would find its uploads gone and upload again. The files' metadata (not their bytes, which
-the simulator never keeps) is written to one JSON file in the user data folder, shared by every
-demo run as a real account is shared by every home folder.
+the simulator never keeps) is written to one JSON file in the demo's home folder, so that nothing
+is written outside the home the user chose (`--demo --home DIR` keeps it in DIR).
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ CHANGING = frozenset({"upload", "upload_chunk", "file_delete"})
 _FIELDS = {f.name for f in fields(SimFile)}
 
 
-def account_file() -> Path:
-    import platformdirs
+ACCOUNT_FILE = "demo-provider-files.json"
 
-    return Path(platformdirs.user_data_dir("ensemble-tui", appauthor=False)) / "demo-provider-files.json"
+
+def account_file(home: Path) -> Path:
+    """The demo account of the home folder `home`."""
+    return home / ACCOUNT_FILE
 
 
 class DemoAccount:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ensemble_tui.simulator.addresses import environment
@@ -24,8 +25,10 @@ HOST = "127.0.0.1"
 class StandbyDemo:
     """The demo simulator's address now (`env`), its server from `start()` on."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, home: Path | None = None) -> None:
+        """`home`: the home folder that keeps the demo account (none kept without one)."""
         self._seed = seed
+        self._home = home
         self._listening: socket.socket | None = socket.create_server((HOST, 0))
         self.url = "http://{}:{}".format(*self._listening.getsockname()[:2])
         self.demo: DemoSimulator | None = None
@@ -43,7 +46,7 @@ class StandbyDemo:
         from ensemble_tui.simulator.demo_account import account_file
 
         listening, self._listening = self._listening, None
-        demo = DemoSimulator(self._seed, account=account_file())
+        demo = DemoSimulator(self._seed, account=account_file(self._home) if self._home is not None else None)
         demo.start(listening=listening)
         self.demo = demo
 
@@ -56,9 +59,9 @@ class StandbyDemo:
 
 
 @contextmanager
-def standby_demo(seed: int | None = None) -> Iterator[StandbyDemo]:
+def standby_demo(seed: int | None = None, home: Path | None = None) -> Iterator[StandbyDemo]:
     """A demo simulator on standby for the life of the block; the caller starts it."""
-    standby = StandbyDemo(seed)
+    standby = StandbyDemo(seed, home)
     try:
         yield standby
     finally:

@@ -15,7 +15,7 @@ __all__ = ["LOG_FILE", "configure_logging", "launch"]  # the log's setup lives i
 def launch(workspace: Workspace, *, pdf: str | None = None, demo: bool = False) -> int:
     configure_logging(workspace.paths.logs)
     try:
-        with demo_on_standby(demo) as standby:
+        with demo_on_standby(demo, workspace.paths.root) as standby:
             attach_providers(workspace, standby.env if standby else None)
             app = build_app(
                 workspace,

@@ -121,3 +121,31 @@ async def test_council_report_shows_average_positions(workspace, scripted, make_
     sections = {s.title: s.markdown for s in turn_report(turn.record)}
     assert "| 1 | Claude | 1.00 | 2 |" in sections["Vote"] and "3 of 3 ballots counted." in sections["Vote"]
     assert "**Mode:** All · **style:** Council" in sections["Summary"]
+
+
+def test_the_markdown_and_html_exports_carry_each_quote_verdict() -> None:
+    from ensemble_tui.core.chat.session import ChatMessage, SessionData
+
+    checks = {
+        "notice": None,
+        "quotes": [
+            {"text": "one two three four five six", "start": 4, "end": 33, "page": 3},
+            {"text": "seven eight nine ten eleven twelve", "start": 38, "end": 74, "page": None},
+        ],
+        "references": [],
+    }
+    reply = 'See "one two three four five six" and "seven eight nine ten eleven twelve".'
+    session = SessionData(
+        id="2026-01-01_00-00-00",
+        history=[
+            ChatMessage(role="user", text="What does it say?"),
+            ChatMessage(role="assistant", text=reply, checks=checks),
+        ],
+    )
+    markdown = export_session(session, [], "md")
+    assert '"one two three four five six" *✓ p. 3*' in markdown
+    assert '"seven eight nine ten eleven twelve" **✗ not in the paper**' in markdown
+    page = export_session(session, [], "html")
+    assert "<em>✓ p. 3</em>" in page and "<strong>✗ not in the paper</strong>" in page
+    data = json.loads(export_session(session, [], "json"))
+    assert data["session"]["history"][1]["text"] == reply  # the JSON keeps the reply as written, checks as data

@@ -99,3 +99,14 @@ def test_a_council_shows_each_answers_place_and_average_position():
 
 def test_a_run_without_answers_has_nothing_to_compare():
     assert compare_rounds(record("aggregate", [call("ChatGPT")], [Artifact("final", "", "x")])) == []
+
+
+def test_a_cancelled_run_is_marked_in_every_round():
+    artifacts = [Artifact("answer", "ChatGPT", "first A", round=1), Artifact("answer", "Claude", "first B", round=1)]
+    cancelled = record("aggregate", [call("ChatGPT"), call("Claude")], artifacts)
+    cancelled.outcome = "cancelled"
+    (only,) = compare_rounds(cancelled)
+    assert only.mark == "cancelled"
+    finished = record("aggregate", [call("ChatGPT"), call("Claude")], artifacts)
+    finished.outcome = "final"
+    assert compare_rounds(finished)[0].mark == ""

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.core.store.upload_registry import UploadRegistry, file_sha256, utc_now
-from ensemble_tui.core.upload_cleanup import clean_up_uploads, prune_unused_uploads
+from ensemble_tui.core.upload_cleanup import CleanupReport, clean_up_uploads, prune_unused_uploads
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.io_loop import on_io_loop
 from ensemble_tui.providers.registry import build_providers
@@ -142,9 +143,7 @@ async def test_prune_deletes_only_uploads_no_chat_uses_now(workspace, sim, sampl
     assert held(sim) == 6
 
 
-async def test_the_app_cleans_up_after_its_first_frame_and_a_refusal_is_one_line(
-    workspace, sim, sample_pdf, other_pdf
-):
+async def test_the_app_cleans_up_after_its_first_frame_and_a_refusal_is_one_line(workspace, sim, sample_pdf, other_pdf):
     from ensemble_tui.bootstrap import build_app
     from ensemble_tui.ui.chat_log.chat_view import ChatNotice
     from ensemble_tui.ui.notify import RecordingNotifier
@@ -168,3 +167,23 @@ async def test_the_app_cleans_up_after_its_first_frame_and_a_refusal_is_one_line
     assert sorted(r.provider for s in (sim.anthropic, sim.gemini) for r in s.deletes) == ["anthropic", "gemini"]
     (refused,) = [line for line in lines if "ChatGPT" in line and "delete" in line.lower()]
     assert "\n" not in refused
+
+
+async def test_deleting_a_chat_frees_its_pdfs_uploads_unless_another_chat_uses_it(
+    workspace, sim, sample_pdf, other_pdf
+):
+    from ensemble_tui.core.upload_cleanup import free_uploads_of
+
+    await uploaded(workspace, sample_pdf)
+    workspace.session.history.append(ChatMessage(role="user", text="First chat"))
+    workspace.persist()
+    first = workspace.session.id
+    workspace.new_chat()
+    await uploaded(workspace, other_pdf)
+    assert held(sim) == 6
+    pdf = workspace.store.delete(first)
+    assert pdf == str(sample_pdf.resolve())
+    report = await free_uploads_of(workspace, pdf)
+    assert len(report.deleted) == 3 and held(sim) == 3  # the other chat's uploads stay
+    assert await free_uploads_of(workspace, str(other_pdf)) == CleanupReport()  # in use: kept
+    assert held(sim) == 3

@@ -165,3 +165,51 @@ async def test_with_no_runs_yet_the_report_and_a_run_export_say_so_and_write_not
         assert not app._notifications
         assert not isinstance(app.screen, ReportScreen)
         assert not workspace.paths.exports.exists() or not any(workspace.paths.exports.iterdir())
+
+
+async def test_the_history_filters_as_the_user_types_renames_and_deletes_after_a_confirmation(
+    workspace, chatty, make_app
+):
+    from ensemble_tui.ui.screens.confirm import ConfirmScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Why does attention scale?", key="f2")
+        first = workspace.session.id
+        await pilot.press("ctrl+n")
+        await ask(pilot, "What is the baseline?", key="f2")
+        await pilot.press("ctrl+n")
+        await ask(pilot, "Which table has the results?", key="f2")
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        table = screen.query_one(DataTable)
+
+        def questions() -> list[str]:
+            return [str(table.get_row_at(index)[1]) for index in range(table.row_count)]
+
+        assert len(questions()) == 3
+        await pilot.press(*"attention")  # the filter has the focus
+        await pilot.pause()
+        assert questions() == ["Why does attention scale?"]
+        await pilot.press("tab", "r")  # to the list; r renames
+        await pilot.pause()
+        await pilot.press("ctrl+a", "ctrl+k")  # clear the field (Home, delete to the end)
+        await pilot.press(*"Scaling notes", "enter")
+        await pilot.pause()
+        assert questions() == ["Scaling notes"]
+        assert [s.name for s in workspace.archive.sessions() if s.id == first] == ["Scaling notes"]
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("enter")  # the focus is on "Keep": a stray Enter deletes nothing
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert first in {s.id for s in workspace.archive.sessions()}
+        transcript = workspace.paths.chats / f"{first}.md"
+        assert transcript.exists()
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.click("#confirm-yes")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert first not in {s.id for s in workspace.archive.sessions()}
+        assert not transcript.exists() and workspace.archive.turns(first) == []
+        assert questions() == [] and "Deleted the chat" in str(screen.query_one("#history-status").content)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ensemble_tui.ui.actions.archive_flow import NO_RUNS
 from ensemble_tui.ui.screens.compare import NO_PDF, CompareColumn, CompareScreen
 from tests.core.test_quotes import ACROSS_LINE
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.support import Hang
+from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 
 LONG = "\n\n".join(f"Paragraph {n} of a long answer about the bound." for n in range(1, 61))
@@ -142,6 +143,25 @@ async def test_with_the_chats_pdf_each_column_says_how_its_quotes_fared(workspac
         assert "Quotes: 1 checked, 1 found" in by_author["ChatGPT"]
         assert "1 not in the paper" in by_author["Claude"]
         assert "Quotes: none to check" in by_author["Gemini"]
+        bodies = {c.proposal.author: rendered_text(c.query_one(".compare-body").content, 200) for c in screen.columns()}
+        assert f'"{ACROSS_LINE}" ✓ p. 1' in " ".join(bodies["ChatGPT"].split())  # each quote marked
+        assert "✗ not in the paper" in bodies["Claude"]
+        assert "✓" not in bodies["Gemini"] and "✗" not in bodies["Gemini"]
+
+
+async def test_a_cancelled_run_is_marked_cancelled(workspace, chatty, make_app):
+    chatty["Gemini"].scripts["proposer"] = [Hang()]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "Slow question")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: len(chatty["Claude"].calls) == 1 and len(chatty["ChatGPT"].calls) == 1)
+        await pilot.pause(0.2)
+        await pilot.press("escape")
+        await settle(pilot)
+        screen = await open_compare(pilot)
+        title = str(screen.query_one("#compare-title").render())
+        assert "✗ run cancelled" in title
 
 
 async def test_the_palette_opens_the_compare_view(workspace, chatty, make_app):

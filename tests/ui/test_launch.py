@@ -40,8 +40,9 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
             seen["started"] = True
 
     @contextmanager
-    def fake_simulator(demo: bool):
+    def fake_simulator(demo: bool, home=None):
         seen["demo"] = demo
+        seen["home"] = home
         yield FakeStandby()
         seen["closed"] = True
 
@@ -61,6 +62,7 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
     assert isinstance(app, EnsembleApp) and app.demo and app._initial_pdf == str(sample_pdf)
     assert isinstance(app.notifier, SystemNotifier)
     assert seen["env"] == {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+    assert seen["home"] == workspace.paths.root  # the demo account is kept in the home, nowhere else
     assert seen["closed_while_running"] is False and seen["closed"] is True
     assert "started" not in seen  # the app starts the simulator after its first frame
     app._after_start_up()
@@ -71,7 +73,7 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
 
 
 def test_a_missing_part_of_the_install_is_one_line(workspace, monkeypatch, capsys, root_logging):
-    def broken(demo: bool):
+    def broken(demo: bool, home=None):
         raise ModuleNotFoundError("No module named 'ensemble_tui.simulator'", name="ensemble_tui.simulator")
 
     monkeypatch.setattr(launch_module, "demo_on_standby", broken)

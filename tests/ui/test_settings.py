@@ -43,6 +43,9 @@ async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, ma
         field.focus()
         await pilot.press("home", "ctrl+k", *"1.2")  # to the start, delete to the end, type
         await pilot.pause()
+        assert saved(workspace)["temperature"] == 0.7  # nothing saved while typing
+        await pilot.press("enter")
+        await pilot.pause()
         assert field.value == "1.2" and saved(workspace)["temperature"] == 1.2
         field.value = "3"
         await pilot.pause()
@@ -67,7 +70,10 @@ async def test_notifications_checkbox_and_budget_are_saved(workspace, chatty, ma
         await pilot.pause()
         assert checkbox.value is False
         assert saved(workspace)["notifications"] is False
-        app.query_one("#budget", Input).value = "12.5"
+        budget = app.query_one("#budget", Input)
+        budget.focus()
+        budget.value = "12.5"
+        await pilot.press("enter")
         await pilot.pause()
         assert saved(workspace)["budget_usd"] == 12.5
 
@@ -139,6 +145,39 @@ async def test_a_refused_value_says_why_until_the_field_is_left_then_shows_the_v
         assert len(errors) == 2  # two refused fields, two messages
         assert saved(workspace)["temperature"] == 0.7 and saved(workspace)["budget_usd"] == 5.0
         assert "Saved" not in str(app.query_one("#settings-status").content)
+
+
+async def test_a_field_saves_the_whole_value_typed_never_a_valid_prefix_of_it(workspace, chatty, make_app):
+    """Issue 25 §2: `42` in Debate rounds saved `4`, and `2.5` in Temperature saved `2.0`."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")
+        await pilot.pause()
+        rounds = app.query_one("#debate-rounds", Input)
+        temperature = app.query_one("#temperature", Input)
+        rounds.focus()
+        await pilot.press("home", "ctrl+k", *"42", "enter")
+        await pilot.pause()
+        error = app.query_one("#debate-rounds-error", Static)
+        assert error.display and "from 3 to 10" in str(error.content) and "value in force is 3" in str(error.content)
+        assert saved(workspace)["debate_rounds"] == 3 and rounds.value == "42"
+        await pilot.press("tab")  # left invalid: the value in force is shown again
+        await pilot.pause()
+        assert rounds.value == "3" and saved(workspace)["debate_rounds"] == 3
+        temperature.focus()
+        await pilot.press("home", "ctrl+k", *"2.5")
+        await pilot.pause()
+        assert "from 0 to 2" in str(app.query_one("#temperature-error", Static).content)
+        rounds.focus()  # leaving the field
+        await pilot.pause()
+        assert temperature.value == "0.7" and saved(workspace)["temperature"] == 0.7
+        await pilot.press("home", "ctrl+k", *"7")
+        await pilot.pause()
+        assert saved(workspace)["debate_rounds"] == 3  # not yet: the user may be typing 7.5 or 70
+        temperature.focus()  # leaving a valid field saves it
+        await pilot.pause()
+        assert saved(workspace)["debate_rounds"] == 7
+        assert "Saved to Configurations/Settings.json" in str(app.query_one("#settings-status").content)
 
 
 async def test_the_theme_chosen_is_kept_for_the_next_start(workspace, chatty, make_app, home):

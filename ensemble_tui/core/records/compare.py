@@ -41,6 +41,13 @@ class CompareRound:
     number: int
     title: str  # "First proposals", "Resynthesis 1", "Debate round 2"
     proposals: tuple[Proposal, ...]
+    outcome: str = "final"  # the run's, as the run report gives it: "final", "cancelled", "failed"
+
+    @property
+    def mark(self) -> str:
+        """ "cancelled" or "failed" for a run that gave no final reply (so its proposals are not
+        mistaken for a finished run's); "" otherwise."""
+        return self.outcome if self.outcome in ("cancelled", "failed") else ""
 
 
 def compare_rounds(record: TurnRecord) -> list[CompareRound]:
@@ -70,7 +77,7 @@ def compare_rounds(record: TurnRecord) -> list[CompareRound]:
                     standing=standings.get(answer.author, "") if last else "",
                 )
             )
-        rounds.append(CompareRound(number, _title(record.style, position), tuple(proposals)))
+        rounds.append(CompareRound(number, _title(record.style, position), tuple(proposals), record.outcome))
     return rounds
 
 

@@ -4,8 +4,9 @@ The HTML has its style inline and loads nothing, so it opens offline; model text
 from Markdown with raw HTML disabled, so a reply cannot inject markup or scripts; its images
 are links (an `<img>` would fetch its address on opening), and a Content-Security-Policy forbids
 every load. Its LaTeX is MathML (drawn by the browser, no script or font to fetch; see
-core/math/mathml.py); the Markdown and JSON exports keep the LaTeX as written. The page is a document with an outline: a model's own
-headings sit below the report's, a question keeps its line breaks, long URLs wrap.
+core/math/mathml.py); the Markdown and JSON exports keep the LaTeX as written. The page is a
+document with an outline: a model's own headings sit below the report's, a question keeps its
+line breaks, long URLs wrap. Each checked quote carries its verdict in Markdown and HTML.
 """
 
 from __future__ import annotations
@@ -108,13 +109,36 @@ def turn_markdown(record: TurnRecord, page: bool = False) -> str:
 
 
 def session_markdown(session: SessionData, turns: list[TurnRecord], page: bool = False) -> str:
-    parts = [render_transcript(_as_page(session) if page else session).rstrip()]
+    marked = with_verdicts(session)
+    parts = [render_transcript(_as_page(marked) if page else marked).rstrip()]
     if turns:
         parts.append("# Run reports")
         for number, record in enumerate(turns, start=1):
             body = report_markdown(record, level=3, page=page)
             parts.append(f"## Run {number}: {_title_line(record.query)}\n\n{body}")
     return "\n\n".join(parts) + "\n"
+
+
+def _verdict(marker: str, found: bool) -> str:
+    return f"*{marker}*" if found else f"**{marker}**"
+
+
+def with_verdicts(session: SessionData) -> SessionData:
+    """The chat with each checked quote followed by its verdict, as the chat shows it ("✓ p. 2",
+    "✗ not in the paper"); the JSON export keeps the checks as data instead."""
+    if not any(message.checks for message in session.history):
+        return session
+    from ensemble_tui.core.paper.quotes import QuoteReport, annotate_markdown
+
+    history = [
+        message.model_copy(
+            update={"text": annotate_markdown(message.text, QuoteReport.from_record(message.checks), _verdict)}
+        )
+        if message.checks
+        else message
+        for message in session.history
+    ]
+    return session.model_copy(update={"history": history})
 
 
 def _as_page(session: SessionData) -> SessionData:

@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     cost_usd REAL NOT NULL DEFAULT 0,
     updated_at TEXT NOT NULL DEFAULT (datetime('now')),
     data TEXT NOT NULL,
-    revision INTEGER NOT NULL DEFAULT 0
+    revision INTEGER NOT NULL DEFAULT 0,
+    title TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -70,6 +71,12 @@ class SessionSummary:
     first_question: str
     turns: int
     cost_usd: float
+    title: str = ""  # the name the user gave the chat in the history; "" for none
+
+    @property
+    def name(self) -> str:
+        """What the history shows for the chat: its given name, else its first question."""
+        return self.title or self.first_question
 
 
 @dataclass(frozen=True)
@@ -169,6 +176,8 @@ class RunArchive:
                 columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
                 if "revision" not in columns:  # a database made before sessions had revisions
                     connection.execute("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+                if "title" not in columns:  # a database made before chats could be renamed
+                    connection.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
             except sqlite3.OperationalError as exc:
                 connection.close()
                 if not self.path.is_file() or "locked" in str(exc):
@@ -200,7 +209,7 @@ class RunArchive:
     def _empty() -> sqlite3.Connection:
         """An empty archive in memory, for a command that only reads a home without one."""
         connection = sqlite3.connect(":memory:", check_same_thread=False)
-        connection.executescript(SCHEMA + UPLOADS_SCHEMA)
+        connection.executescript(SCHEMA + UPLOADS_SCHEMA + LEDGER_SCHEMA)
         return connection
 
     def close(self) -> None:
@@ -279,9 +288,33 @@ class RunArchive:
         """Past sessions that have at least one question, newest first."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT id, first_question, turns, cost_usd FROM sessions WHERE first_question != '' ORDER BY id DESC"
+                "SELECT id, first_question, turns, cost_usd, title FROM sessions WHERE first_question != '' "
+                "ORDER BY id DESC"
             ).fetchall()
         return [SessionSummary(*row) for row in rows]
+
+    def rename_session(self, session_id: str, title: str) -> bool:
+        """Give a chat a name in the history ("" gives it back its first question); False if
+        there is no such chat."""
+        with self.writing() as db:
+            changed = db.execute("UPDATE sessions SET title = ? WHERE id = ?", (title.strip(), session_id)).rowcount
+        return changed > 0
+
+    def delete_session(self, session_id: str) -> str | None:
+        """Remove a chat, its items and its runs in one transaction; returns the PDF it had
+        selected ("" for none), or None if there was no such chat."""
+        with self.writing() as db:
+            row = db.execute("SELECT data FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                return None
+            db.execute("DELETE FROM session_items WHERE session = ?", (session_id,))
+            db.execute("DELETE FROM turns WHERE session = ?", (session_id,))
+            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        try:
+            pdf = json.loads(row[0]).get("pdf_path")
+        except (ValueError, AttributeError):
+            pdf = None
+        return pdf if isinstance(pdf, str) else ""
 
     def load_session(self, session_id: str, *, db: sqlite3.Connection | None = None) -> StoredSession | None:
         """A session's row and its lists' items, in order; None if the archive has no such session.

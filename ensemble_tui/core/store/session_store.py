@@ -360,6 +360,16 @@ class SessionStore:
             suffix += 1
             session.id = f"{base}-{suffix}"
 
+    def delete(self, session_id: str) -> str | None:
+        """Remove a past chat: its records in the archive and its transcript in Chats/. Returns
+        the PDF it had selected ("" for none; its uploads may then be freed), None if there was no
+        such chat. Raises sqlite3.Error if the archive cannot be changed."""
+        pdf = self.archive.delete_session(session_id)
+        self._stored.pop(session_id, None)
+        self._revisions.pop(session_id, None)
+        (self.paths.chats / f"{session_id}.md").unlink(missing_ok=True)
+        return pdf
+
     def _stored_already(self, session_id: str) -> bool:
         """Whether the archive holds a chat of that id (a new chat must not take over an empty
         one that was saved, say, at the first start)."""

@@ -46,6 +46,7 @@ class ArchiveHost(Protocol):
     def say(self, text: str) -> None: ...
     def notify(self, message: str, **kwargs: Any) -> None: ...
     def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
 
 
 class ArchiveFlow:
@@ -153,7 +154,37 @@ class ArchiveFlow:
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        self.host.push_screen(HistoryScreen(sessions, self.host.chat_id), self._history_chosen)
+        self.host.push_screen(HistoryScreen(sessions, self.host.chat_id, actions=self), self._history_chosen)
+
+    def rename_chat(self, session_id: str, title: str) -> str:
+        """The history's rename: "" when done, else why not."""
+        try:
+            renamed = self.host.workspace.archive.rename_session(session_id, title)
+            return "" if renamed else "That chat is no longer there."
+        except sqlite3.Error as exc:
+            return f"Cannot rename the chat: {exc}"
+
+    def delete_chat(self, session_id: str) -> str:
+        """The history's delete (confirmed there): the chat's records and transcript go, then its
+        PDF's uploads are deleted at the providers unless another chat uses it."""
+        try:
+            pdf = self.host.workspace.store.delete(session_id)
+        except (sqlite3.Error, OSError) as exc:
+            return f"Cannot delete the chat: {exc}"
+        if pdf:
+            self.host.run_worker(self._free_uploads(pdf), group="free-uploads", exit_on_error=False)
+        return ""
+
+    async def _free_uploads(self, pdf: str) -> None:
+        from ensemble_tui.core.upload_cleanup import free_uploads_of
+
+        try:
+            report = await free_uploads_of(self.host.workspace, pdf)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("freeing the uploads of a deleted chat: %s", exc)
+            return
+        for line in report.refusal_lines():
+            self.host.notify(line, severity="warning", markup=False, timeout=10)
 
     async def _history_chosen(self, session_id: str | None) -> None:
         if session_id is not None:

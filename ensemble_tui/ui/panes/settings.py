@@ -172,7 +172,10 @@ class SettingsPane(VerticalScroll):
         with Horizontal(classes="setting-row"):
             yield Label("Notifications", classes="setting-label")
             yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications")
-        yield Static(plain(f"Every change is saved at once to {SETTINGS_FILE}."), id="settings-status")
+        yield Static(
+            plain(f"Choices are saved at once to {SETTINGS_FILE}; a typed value on Enter or when you leave it."),
+            id="settings-status",
+        )
 
     def _provider_rows(self, provider: str) -> ComposeResult:
         """The model dropdown, the reasoning effort dropdown (shown only for a model that offers
@@ -234,29 +237,56 @@ class SettingsPane(VerticalScroll):
 
     @on(Input.Changed, "#debate-rounds, #temperature, #budget")
     def _field_changed(self, event: Input.Changed) -> None:
-        """A valid value is saved at once; a refused one says why under its field until the
-        field loses the focus, when it goes back to the value in force."""
+        """While typing nothing is saved (`4` on the way to `42` is not the user's value); a value
+        that cannot become valid says why at once."""
         event.stop()
         input_id = event.input.id or ""
-        name = FIELDS[input_id]
-        if event.validation_result is not None and not event.validation_result.is_valid:
-            self.rejected(event.validation_result.failure_descriptions[0], name)
-            return
-        value: float = int(event.value) if name == "debate_rounds" else float(event.value)
-        if not math.isfinite(value):
-            self.rejected("Enter a finite number.", name)
-            return
-        self._field_ok(input_id)
-        if value != getattr(self._settings, name):
-            self.post_message(self.SettingChanged(name, value))
+        problem = self._problem(input_id, event.value)
+        if problem is None:
+            self._field_ok(input_id)
+        else:
+            self.rejected(problem, FIELDS[input_id])
+
+    @on(Input.Submitted, "#debate-rounds, #temperature, #budget")
+    def _field_submitted(self, event: Input.Submitted) -> None:
+        """Enter saves the complete value, if it is valid."""
+        event.stop()
+        self._commit(event.input)
 
     @on(Input.Blurred, "#debate-rounds, #temperature, #budget")
     def _field_left(self, event: Input.Blurred) -> None:
-        """Leaving a field whose value was refused shows the value in force again."""
+        """Leaving a field saves its value if valid; a refused one gives way to the value in force."""
+        self._commit(event.input)
         input_id = event.input.id or ""
         if input_id in self._refused:
-            event.input.value = str(getattr(self._settings, FIELDS[input_id]))
+            event.input.value = self._in_force(input_id)
             self._field_ok(input_id)
+
+    def _commit(self, field: Input) -> None:
+        """Save the field's whole value, or show why it is refused and save nothing."""
+        input_id = field.id or ""
+        name = FIELDS[input_id]
+        problem = self._problem(input_id, field.value)
+        if problem is not None:
+            self.rejected(problem, name)
+            return
+        self._field_ok(input_id)
+        value: float = int(field.value) if name == "debate_rounds" else float(field.value)
+        if value != getattr(self._settings, name):
+            self.post_message(self.SettingChanged(name, value))
+
+    def _problem(self, input_id: str, text: str) -> str | None:
+        """Why `text` cannot be saved in the field, or None if it can."""
+        field = self.query_one(f"#{input_id}", Input)
+        result = field.validate(text)
+        if result is not None and not result.is_valid:
+            return result.failure_descriptions[0]
+        if not math.isfinite(float(text)):
+            return "Enter a finite number."
+        return None
+
+    def _in_force(self, input_id: str) -> str:
+        return str(getattr(self._settings, FIELDS[input_id]))
 
     def _field_ok(self, input_id: str) -> None:
         self._refused.discard(input_id)
@@ -294,7 +324,7 @@ class SettingsPane(VerticalScroll):
             return
         self._refused.add(input_id)
         error = self.query_one(f"#{input_id}-error", Static)
-        error.update(plain(f"✖ {message} The value in force stays until you enter a valid one."))
+        error.update(plain(f"✖ {message} Nothing is saved; the value in force is {self._in_force(input_id)}."))
         error.display = True
 
     def _status(self, message: str, kind: str) -> None:

@@ -4,7 +4,9 @@ Side by side when the terminal is wider than 80 columns and there are at most th
 stacked otherwise; `l` switches. Side by side, the columns scroll together (by relative
 position). Each column is headed by its model, the latency and cost of its calls, its place in
 the tally (council, vote, debate) and its quote check against the chat's PDF, computed in a
-thread worker so the screen never waits for pypdf. Model text is shown through ui/chat_log/rendering.py.
+thread worker so the screen never waits for pypdf; each quote is then marked in the text as the
+chat marks it. A run that was cancelled or failed says so in the title. Model text is shown
+through ui/chat_log/rendering.py.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -24,6 +28,7 @@ from textual.widgets import Footer, Label, Static
 
 from ensemble_tui.core.paper.quotes import check_reply_against_pdf
 from ensemble_tui.core.records.compare import CompareRound, Proposal
+from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
 from ensemble_tui.ui.chat_log.rendering import markdown, plain
 
 log = logging.getLogger(__name__)
@@ -38,14 +43,20 @@ NOTHING_TO_CHECK = "Quotes: none to check"
 class CompareColumn(VerticalScroll):
     """One model's proposal; tells the screen when it scrolls so the others can follow."""
 
-    def __init__(self, proposal: Proposal, quote_line: str) -> None:
+    def __init__(self, proposal: Proposal, quote_line: str, checks: dict[str, Any] | None = None) -> None:
         super().__init__(classes="compare-column")
         self.proposal = proposal
         self.quote_line = quote_line
+        self.checks = checks
 
     def compose(self) -> ComposeResult:
         yield Static(self.header(), classes="compare-header")
-        yield Static(markdown(self.proposal.text), classes="compare-body")
+        yield Static(self.body(), classes="compare-body")
+
+    def body(self) -> RenderableType:
+        """The proposal, each checked quote followed by its mark as in the chat (quote_marks.py)."""
+        shown, _summary = marked(self.proposal.text, self.checks)  # the summary is in the header
+        return with_marks(markdown(shown), self.checks)
 
     def header(self) -> Text:
         proposal = self.proposal
@@ -66,9 +77,12 @@ class CompareColumn(VerticalScroll):
             text.stylize("bold yellow", len(text) - len(self.quote_line))
         return text
 
-    def show_quote_line(self, line: str) -> None:
+    def show_checks(self, line: str, checks: dict[str, Any] | None) -> None:
         self.quote_line = line
         self.query_one(".compare-header", Static).update(self.header())
+        if checks:
+            self.checks = checks
+            self.query_one(".compare-body", Static).update(self.body())
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -96,6 +110,7 @@ class CompareScreen(Screen[None]):
         self.index = len(self.rounds) - 1
         self.side_by_side: bool | None = None  # None: chosen from the width and the count
         self.quote_lines: dict[str, str] = {}  # proposal text -> its summary, once checked
+        self.checks: dict[str, dict[str, Any]] = {}  # proposal text -> its checks (QuoteReport.as_record)
         self._following = False
 
     @property
@@ -130,12 +145,14 @@ class CompareScreen(Screen[None]):
         self.index = index
         current = self.round
         title = Text(f"Compare · {current.title} · round {index + 1} of {len(self.rounds)}", style="bold", end="")
+        if current.mark:
+            title.append(f" · ✗ run {current.mark}", style="bold yellow")
         hints = ("←/→ rounds · " if len(self.rounds) > 1 else "") + "Tab next column"
         title.append(f"  {hints}", style="dim")
         self.query_one("#compare-title", Label).update(title)
         box = self.query_one("#compare-columns", VerticalScroll)
         await box.remove_children()
-        await box.mount_all([CompareColumn(p, self.quote_line(p)) for p in current.proposals])
+        await box.mount_all([CompareColumn(p, self.quote_line(p), self.checks.get(p.text)) for p in current.proposals])
         self.apply_layout()
         columns = self.columns()
         if columns:
@@ -171,18 +188,22 @@ class CompareScreen(Screen[None]):
                 if proposal.text in done:
                     continue
                 done.add(proposal.text)
+                checks: dict[str, Any] | None = None
                 try:
-                    summary = check_reply_against_pdf(proposal.text, self.pdf, self.cache_dir).summary()
+                    report = check_reply_against_pdf(proposal.text, self.pdf, self.cache_dir)
+                    summary, checks = report.summary(), report.as_record()
                 except Exception as exc:  # noqa: BLE001 - a bug in the checker must not end the app
                     log.warning("quote check failed: %s", exc)
                     summary = f"Quotes: cannot be checked ({exc})"
-                self.app.call_from_thread(self.quote_checked, proposal.text, summary or NOTHING_TO_CHECK)
+                self.app.call_from_thread(self.quote_checked, proposal.text, summary or NOTHING_TO_CHECK, checks)
 
-    def quote_checked(self, text: str, summary: str) -> None:
+    def quote_checked(self, text: str, summary: str, checks: dict[str, Any] | None = None) -> None:
         self.quote_lines[text] = summary
+        if checks:
+            self.checks[text] = checks
         for column in self.columns():
             if column.proposal.text == text:
-                column.show_quote_line(summary)
+                column.show_checks(summary, checks)
 
     async def action_step(self, step: int) -> None:
         target = self.index + step

@@ -1,4 +1,5 @@
-"""The history: past chats from the run archive, newest first; Enter reopens one.
+"""The history: past chats from the run archive, newest first; Enter reopens one, typing filters
+the list, r renames a chat and d deletes one (after a confirmation).
 
 The dialog returns the chosen session id; the app does the reopening (it may have to cancel a
 run first). Every cell is a Text, never a str: DataTable parses str cells as markup, and the
@@ -8,14 +9,16 @@ first question is user text.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
+from typing import Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from ensemble_tui.core.chat.session import SESSION_ID_FORMAT
 from ensemble_tui.core.store.archive import SessionSummary
@@ -50,46 +53,198 @@ def one_line(text: str, limit: int = QUESTION_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+class HistoryActions(Protocol):
+    """What the history may change besides reopening: done by the app, which owns the workspace.
+    Each returns "" when done, else one line saying why not."""
+
+    def rename_chat(self, session_id: str, title: str) -> str: ...
+
+    def delete_chat(self, session_id: str) -> str: ...
+
+
+def matches(summary: SessionSummary, words: list[str]) -> bool:
+    """Whether every word typed in the filter is in the chat's name, first question or date."""
+    haystack = f"{summary.name} {summary.first_question} {session_date(summary.id)}".casefold()
+    return all(word in haystack for word in words)
+
+
 class HistoryScreen(ModalScreen[str | None]):
-    """Returns the id of the chat to reopen, or None when dismissed."""
+    """Returns the id of the chat to reopen, or None when dismissed. Typing filters the list; with
+    `actions`, r renames the highlighted chat and d deletes it after a confirmation."""
 
-    BINDINGS = [Binding("escape", "close", "Close", id="history.close")]
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="history.close"),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("r", "rename", "Rename", id="history.rename"),
+        Binding("d", "delete", "Delete", id="history.delete"),
+    ]
+    DEFAULT_CSS = """
+    #history-filter, #history-rename { margin-bottom: 1; }
+    #history-rename { display: none; }
+    #history-rename.-shown { display: block; }
+    """
 
-    def __init__(self, sessions: Sequence[SessionSummary], current_id: str) -> None:
+    def __init__(
+        self, sessions: Sequence[SessionSummary], current_id: str, actions: HistoryActions | None = None
+    ) -> None:
         super().__init__(classes="dialog-screen")
         self.sessions = list(sessions)
         self.current_id = current_id
+        self.actions = actions
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog -wide"):
-            yield Label("Past chats (Enter reopens one, Esc closes)", classes="dialog-title")
+            keys = " · Tab, then r renames, d deletes" if self.actions is not None else ""
+            yield Label(f"Past chats (type to filter · Enter reopens{keys} · Esc closes)", classes="dialog-title")
             if not self.sessions:
                 yield Static(plain(EMPTY), classes="empty-hint")
                 return
+            yield Input(placeholder="Filter: words of a question, a name or a date", id="history-filter", compact=True)
+            yield Input(id="history-rename", compact=True)
             table: DataTable[Text] = DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
             table.add_column(Text("Date"), key="date")
             table.add_column(Text("First question"), key="question")
             table.add_column(Text("Replies", justify="right"), key="turns")
             table.add_column(Text("Cost", justify="right"), key="cost")
-            limit = question_chars(self.app.size.width)
-            for summary in self.sessions:
-                date = Text(session_date(summary.id))
-                if summary.id == self.current_id:
-                    date.append(" ●", style="bold")
-                table.add_row(
-                    date,
-                    plain(one_line(summary.first_question, limit)),
-                    Text(str(summary.turns), justify="right"),
-                    Text(money(summary.cost_usd), justify="right"),
-                    key=summary.id,
-                )
             yield table
-            if any(summary.id == self.current_id for summary in self.sessions):
-                yield Static(plain("● the chat open now"), classes="pane-hint")
+            yield Static("", id="history-status", classes="pane-hint")
+
+    def on_mount(self) -> None:
+        if self.sessions:
+            self.fill("")
+            self.query_one("#history-filter", Input).focus()
+
+    def fill(self, text: str) -> None:
+        """Show the chats that match the filter `text`."""
+        table = self.query_one("#history-table", DataTable)
+        table.clear()
+        limit = question_chars(self.app.size.width)
+        words = text.casefold().split()
+        shown = [summary for summary in self.sessions if matches(summary, words)]
+        for summary in shown:
+            date = Text(session_date(summary.id))
+            if summary.id == self.current_id:
+                date.append(" ●", style="bold")
+            table.add_row(
+                date,
+                plain(one_line(summary.name, limit)),
+                Text(str(summary.turns), justify="right"),
+                Text(money(summary.cost_usd), justify="right"),
+                key=summary.id,
+            )
+        if not shown:
+            self.say(f"No chat matches \u201c{text.strip()}\u201d.")
+        elif any(summary.id == self.current_id for summary in shown):
+            self.say("● the chat open now")
+        else:
+            self.say("")
+
+    def say(self, line: str) -> None:
+        self.query_one("#history-status", Static).update(plain(line))
+
+    def highlighted(self) -> SessionSummary | None:
+        table = self.query_one("#history-table", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return next((summary for summary in self.sessions if summary.id == key), None)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "history-filter":
+            event.stop()
+            self.fill(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "history-rename":
+            self.finish_rename(event.value)
+            return
+        chosen = self.highlighted()
+        if chosen is not None:
+            self.dismiss(chosen.id)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.dismiss(event.row_key.value)
 
+    def action_cursor(self, step: int) -> None:
+        """Up and down move through the list while the filter has the focus too."""
+        table = self.query_one("#history-table", DataTable)
+        table.move_cursor(row=table.cursor_row + step)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """r and d are letters: while the filter or the name has the focus they are typed."""
+        if action in ("rename", "delete"):
+            return self.actions is not None and bool(self.sessions) and not isinstance(self.focused, Input)
+        if action == "cursor":
+            return bool(self.sessions) and self.focused is not None and self.focused.id == "history-filter"
+        return True
+
+    def action_rename(self) -> None:
+        chosen = self.highlighted()
+        if chosen is None:
+            return
+        field = self.query_one("#history-rename", Input)
+        field.value = chosen.title or one_line(chosen.first_question, 60)
+        field.placeholder = "A name for this chat (empty: its first question)"
+        field.add_class("-shown")
+        field.focus()
+        self.say("Enter keeps the new name; Esc leaves it as it was.")
+
+    def finish_rename(self, title: str) -> None:
+        field = self.query_one("#history-rename", Input)
+        field.remove_class("-shown")
+        chosen = self.highlighted()
+        if chosen is None or self.actions is None:
+            return
+        problem = self.actions.rename_chat(chosen.id, title)
+        if problem:
+            self.say(problem)
+        else:
+            self.sessions = [replace(s, title=title.strip()) if s.id == chosen.id else s for s in self.sessions]
+            self.refill()
+            self.say(f"Renamed the chat of {session_date(chosen.id)}.")
+        self.query_one("#history-table", DataTable).focus()
+
+    def refill(self) -> None:
+        self.fill(self.query_one("#history-filter", Input).value)
+
+    def action_delete(self) -> None:
+        chosen = self.highlighted()
+        if chosen is None or self.actions is None:
+            return
+        if chosen.id == self.current_id:
+            self.say("The chat open now cannot be deleted: start a new chat (Ctrl+N) first.")
+            return
+        from ensemble_tui.ui.screens.confirm import ConfirmScreen
+
+        question = f"Delete the chat of {session_date(chosen.id)}, \u201c{one_line(chosen.name, 40)}\u201d?"
+        consequence = (
+            "Its transcript and run records are removed, and its uploaded PDF is freed if no other chat uses it."
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.delete(chosen)
+
+        self.app.push_screen(ConfirmScreen(question, consequence, "Delete"), confirmed)
+
+    def delete(self, chosen: SessionSummary) -> None:
+        assert self.actions is not None
+        problem = self.actions.delete_chat(chosen.id)
+        if problem:
+            self.say(problem)
+            return
+        self.sessions = [s for s in self.sessions if s.id != chosen.id]
+        self.refill()
+        self.say(f"Deleted the chat of {session_date(chosen.id)}.")
+
     def action_close(self) -> None:
+        rename = self.query("#history-rename.-shown")
+        if rename:
+            rename.first(Input).remove_class("-shown")
+            self.query_one("#history-table", DataTable).focus()
+            self.say("")
+            return
         self.dismiss(None)
