@@ -8,13 +8,17 @@ import sys
 from collections.abc import Awaitable
 from typing import TextIO
 
+from ensemble_tui.ask_json import dumps, turn_json
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.chat.session import ModelOutput
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
     EngineEvent,
     Notice,
+    ProposalReceived,
     ProposerFailed,
     ReplyCommitted,
     Resubmitted,
@@ -56,10 +60,19 @@ def describe(event: EngineEvent) -> str | None:
     return None
 
 
-async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO) -> int:
+async def run_ask(
+    engine: Engine, mode: RunMode, style: Style, question: str, out: TextIO, err: TextIO, *, as_json: bool = False
+) -> int:
+    """The turn: the reply (or, `as_json`, the whole turn as one JSON object) on `out`, status on `err`."""
+    outputs: dict[str, ModelOutput] = {}
     async for event in engine.run(mode, question, style):
+        if isinstance(event, ProposalReceived):
+            outputs[event.provider] = event.output
         if isinstance(event, ReplyCommitted):
-            print(render_reply(event), file=out)
+            if as_json:
+                print(dumps(turn_json(event, outputs, last_record(engine), engine.workspace.session.cost_usd)), file=out)
+            else:
+                print(render_reply(event), file=out)
             if event.message.provenance is not None:
                 print(f"reply by: {event.message.provenance.line}", file=err)
             if event.message.checks:
@@ -67,6 +80,8 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
 
                 for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
                     print(line, file=err)
+            if event.claims is not None:
+                print(f"claims: {event.claims.summary}", file=err)
             return 0
         if isinstance(event, RunFailed):
             print(f"ensemble-tui: {event.message}", file=err)
@@ -75,6 +90,13 @@ async def run_ask(engine: Engine, mode: RunMode, style: Style, question: str, ou
         if line:
             print(line, file=err, flush=True)
     return 1
+
+
+def last_record(engine: Engine) -> TurnRecord | None:
+    """The run record the engine stored with the reply just committed (its calls and costs)."""
+    workspace = engine.workspace
+    turns = workspace.archive.turns(workspace.session.id)
+    return turns[-1].record if turns else None
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -96,7 +118,17 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
             loop.remove_signal_handler(signum)
 
 
-def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
+def ask(
+    workspace: Workspace,
+    *,
+    question: str,
+    mode: str,
+    style: str,
+    new: bool,
+    pdf: str | None,
+    demo: bool,
+    as_json: bool = False,
+) -> int:
     for warning in workspace.warnings:
         print(f"ensemble-tui: {warning}", file=sys.stderr)
     with simulator_context(demo) as env:
@@ -117,7 +149,7 @@ def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool
         engine = Engine(workspace)
         try:
             turn = beside_warm_up(
-                workspace, run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr)
+                workspace, run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr, as_json=as_json)
             )
             return asyncio.run(cancelled_by_signals(alongside_clean_up(workspace, turn, sys.stderr)))
         except (KeyboardInterrupt, asyncio.CancelledError):

@@ -7,9 +7,13 @@ plain data the UI, `ask --json` and the exports read; none of it is ever sent to
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from ensemble_tui.core.chat.runlog import Artifact
 
 from ensemble_tui.core.claims.confidence import Confidence
 from ensemble_tui.core.paper.quotes import FOUND_MARK, MISSING_MARK, NOT_IN_PAPER
@@ -94,3 +98,16 @@ class ClaimMap(BaseModel):
     def disputed_first(self) -> list[Claim]:
         """Contradictions, then partial, unique and consensus claims, each kind in map order."""
         return sorted(self.claims, key=lambda claim: DISPUTED_FIRST[claim.kind])
+
+
+def claims_of(artifacts: Sequence[Artifact]) -> ClaimMap | None:
+    """A run's map from its record (its last `claims` artifact not superseded by a later pass's;
+    None if that one says the map was left out), for reports and exports."""
+    for artifact in reversed(artifacts):
+        if artifact.kind != "claims" or artifact.data.get("superseded"):
+            continue
+        if isinstance(artifact.data.get("map"), dict):  # the turn's map; else it was left out
+            with contextlib.suppress(ValueError):
+                return ClaimMap.model_validate(artifact.data["map"])
+        return None
+    return None

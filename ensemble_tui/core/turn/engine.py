@@ -22,7 +22,7 @@ from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
-from ensemble_tui.core.claims.mapping import LEFT_OUT, ClaimMapping
+from ensemble_tui.core.turn.claim_mapping import LEFT_OUT, ClaimMapping
 from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks

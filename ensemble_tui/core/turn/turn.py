@@ -36,7 +36,7 @@ from ensemble_tui.core.turn.events import (
 from ensemble_tui.core.turn.retry import CallRole
 
 if TYPE_CHECKING:
-    from ensemble_tui.core.claims.mapping import ClaimMapping
+    from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 
 T = TypeVar("T")
 R = TypeVar("R")

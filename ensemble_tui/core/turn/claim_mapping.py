@@ -12,7 +12,6 @@ is left to finish and its map dropped, since cancelling a call in flight would b
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -52,6 +51,9 @@ class ClaimMapping:
         """Start the mapping call on `proposals` now (it runs beside the caller's next call)."""
         if self._task is not None:
             self._superseded.append(self._task)
+        for artifact in runner.record.artifacts:  # an earlier pass's map, drawn already, is not the turn's
+            if artifact.kind == "claims":
+                artifact.data["superseded"] = True
         self._task = asyncio.create_task(self._draw(runner, proposals)) if len(proposals) > 1 else None
 
     def _current(self) -> bool:
@@ -131,11 +133,3 @@ class ClaimMapping:
         runner.record.artifacts.append(Artifact("claims", self.mapper, text, data={"problem": why}))
         return None
 
-
-def claims_of(artifacts: list[Artifact]) -> ClaimMap | None:
-    """The turn's map from its record (the last `claims` artifact holding one), for reports and exports."""
-    for artifact in reversed(artifacts):
-        if artifact.kind == "claims" and isinstance(artifact.data.get("map"), dict):
-            with contextlib.suppress(ValueError):
-                return ClaimMap.model_validate(artifact.data["map"])
-    return None
