@@ -22,7 +22,6 @@ async def test_every_run_is_archived_with_its_calls_and_texts(home: Path, worksp
     scripted["ChatGPT"].scripts["aggregator"] = ["REQUEST SYNTHESIS FROM PROPOSERS\nTighten it.", "FINAL REPLY:\nDone."]
     for label in MODELS:
         scripted[label].scripts["synthesis"] = [f"revised by {label}"]
-    workspace.settings.claim_map = False  # the calls counted are the deliberation's (the map: tests/claims)
     engine = make_engine()
     await run_turn(engine, Mode.ALL, "Archive me")
     scripted["Claude"].scripts["proposer"] = [fatal("Claude")]
