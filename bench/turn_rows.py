@@ -41,6 +41,7 @@ class TurnCase:
     mode: RunMode
     style: Style = Style.AGGREGATE
     tags: str = ""
+    claim_map: bool = False  # the claim map's call (issue 26): off except in the row that measures it
 
 
 CASES = (
@@ -48,6 +49,9 @@ CASES = (
     TurnCase("1.b", "turn overhead: single Claude", Mode.CLAUDE),
     TurnCase("1.c", "turn overhead: single Gemini", Mode.GEMINI),
     TurnCase("1.d", "turn overhead: All x5, 1 aggregator pass", Mode.ALL, tags="[one-pass]"),
+    TurnCase(
+        "1.d-with-map", "turn overhead: All x5, 1 aggregator pass, claim map on", Mode.ALL, tags="[one-pass]", claim_map=True
+    ),
     TurnCase("1.e", "turn overhead: All x5, 2 aggregator passes", Mode.ALL),
     TurnCase("1.f", "turn overhead: All x5, council", Mode.ALL, Style.COUNCIL),
     TurnCase("1.g", "turn overhead: All x5, critique & vote", Mode.ALL, Style.VOTE),
@@ -71,6 +75,7 @@ def waves(spans: list[tuple[str, float, float]], latency_s: float) -> list[int]:
 async def run_turn(engine: Engine, case: TurnCase, number: int, times: CallTimes) -> tuple[float, list[int]]:
     """Wall time of one turn and its waves; raises if the turn did not end with a final reply."""
     times.spans.clear()
+    engine.workspace.settings.claim_map = case.claim_map  # its call must share the aggregator's wave
     text = f"{case.tags} Question {number}: what does the paper claim about aggregation?".strip()
     started = time.perf_counter()
     events = [event async for event in engine.run(case.mode, text, case.style)]

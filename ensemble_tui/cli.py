@@ -50,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
         "critique and vote, or a multi-round debate",
     )
     ask.add_argument("--new", action="store_true", help="start a new chat first")
+    ask.add_argument(
+        "--json",
+        action="store_true",
+        dest="as_json",
+        help="print the whole turn as one JSON object on stdout: reply, provenance, claims, quote checks, costs",
+    )
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
     files_command.add_parser(commands)
     export_command.add_parsers(commands)
@@ -111,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     new=args.new,
                     pdf=pdf,
                     demo=demo,
+                    as_json=args.as_json,
                 )
             from ensemble_tui.ui.launch import launch
 

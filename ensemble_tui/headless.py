@@ -8,15 +8,19 @@ import sys
 from collections.abc import Awaitable
 from typing import TextIO
 
+from ensemble_tui.ask_json import dumps, turn_json
 from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.chat.provenance import VoteRow
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.chat.session import ModelOutput
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
     EngineEvent,
     Notice,
+    ProposalReceived,
     ProposerFailed,
     ReplyCommitted,
     Resubmitted,
@@ -81,17 +85,26 @@ async def run_ask(
     out: TextIO,
     err: TextIO,
     said: frozenset[str] = frozenset(),
+    *,
+    as_json: bool = False,
 ) -> int:
-    """Print the turn's reply; 0 once it is saved, 1 if it failed or could not be saved (the
-    reply is printed all the same, and the line names the recovery file holding it).
-    `said`: problems printed already (a broken provider file), not repeated when a proposer
-    is left out for them."""
+    """Print the turn's reply (or, `as_json`, the whole turn as one JSON object); 0 once it is
+    saved, 1 if it failed or could not be saved (the reply is printed all the same, and the line
+    names the recovery file holding it). `said`: problems printed already (a broken provider
+    file), not repeated when a proposer is left out for them."""
     unsaved: str | None = None
+    outputs: dict[str, ModelOutput] = {}
     async for event in engine.run(mode, question, style):
+        if isinstance(event, ProposalReceived):
+            outputs[event.provider] = event.output
         if isinstance(event, TurnNotSaved):
             unsaved = event.message
         elif isinstance(event, ReplyCommitted):
-            print(render_reply(event), file=out, flush=True)
+            if as_json:
+                turn = turn_json(event, outputs, last_record(engine), engine.workspace.session.cost_usd)
+                print(dumps(turn), file=out, flush=True)
+            else:
+                print(render_reply(event), file=out, flush=True)
             if event.message.provenance is not None:
                 say(f"reply by: {event.message.provenance.line}", err)
             if event.message.checks:
@@ -99,6 +112,8 @@ async def run_ask(
 
                 for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
                     say(line, err)
+            if event.claims is not None:
+                say(f"claims: {event.claims.summary}", err)
             if unsaved is not None:
                 say(f"ensemble-tui: {unsaved}", err)
                 return 1
@@ -113,6 +128,13 @@ async def run_ask(
         elif (line := describe(event)) is not None and line:
             say(line, err)
     return 1
+
+
+def last_record(engine: Engine) -> TurnRecord | None:
+    """The run record the engine stored with the reply just committed (its calls and costs)."""
+    workspace = engine.workspace
+    turns = workspace.archive.turns(workspace.session.id)
+    return turns[-1].record if turns else None
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -134,7 +156,17 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
             loop.remove_signal_handler(signum)
 
 
-def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool, pdf: str | None, demo: bool) -> int:
+def ask(
+    workspace: Workspace,
+    *,
+    question: str,
+    mode: str,
+    style: str,
+    new: bool,
+    pdf: str | None,
+    demo: bool,
+    as_json: bool = False,
+) -> int:
     from ensemble_tui.logs import configure_logging
 
     configure_logging(workspace.paths.logs)
@@ -165,7 +197,8 @@ def ask(workspace: Workspace, *, question: str, mode: str, style: str, new: bool
         engine = Engine(workspace)
         try:
             turn = beside_warm_up(
-                workspace, run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr, said)
+                workspace,
+                run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr, said, as_json=as_json),
             )
             return asyncio.run(cancelled_by_signals(alongside_clean_up(workspace, turn, sys.stderr)))
         except (KeyboardInterrupt, asyncio.CancelledError):

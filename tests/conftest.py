@@ -79,6 +79,8 @@ def workspace(home: Path) -> Workspace:
 def scripted(workspace: Workspace) -> dict[str, ScriptedProvider]:
     providers = {label: ScriptedProvider(label) for label in ("ChatGPT", "Claude", "Gemini")}
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
+    # Scripted providers script no claim map: the map is tested through the real adapters (tests/claims).
+    workspace.update_settings(claim_map=False)  # written, so an app that reloads Settings.json keeps it
     return providers
 
 

@@ -49,7 +49,10 @@ _ROLE_MARKERS: list[tuple[str, str]] = [
 
 
 def role_of(request: CallRequest) -> str:
-    """Which role a request plays, read from what the engine put in its last turn."""
+    """Which role a request plays, read from what the engine put in its last turn; a request
+    for JSON through structured output is the claim mapper's."""
+    if request.output_schema is not None:
+        return "mapper"
     last = request.messages[-1].text
     for marker, role in _ROLE_MARKERS:
         if marker in last:
@@ -64,6 +67,7 @@ class ScriptedProvider:
     default: str | None = None
     calls: list[CallRequest] = field(default_factory=list)
     prepared: list[Path] = field(default_factory=list)
+    map_calls: list[CallRequest] = field(default_factory=list)  # the claim mapper's, kept apart
 
     def prepare(self, pdf: Path) -> None:
         self.prepared.append(pdf)
@@ -72,8 +76,10 @@ class ScriptedProvider:
         return [call for call in self.calls if role_of(call) == role]
 
     async def complete(self, request: CallRequest) -> Reply:
-        self.calls.append(request)
         role = role_of(request)
+        (self.map_calls if role == "mapper" else self.calls).append(request)
+        if role == "mapper" and not self.scripts.get("mapper"):  # a test about other things: no map
+            raise ProviderError(ErrorKind.FATAL, f"{self.label}: no claim map scripted")
         steps = self.scripts.get(role) or self.scripts.get("any") or []
         step: Step | None = steps.pop(0) if steps else None
         if step is None:

@@ -107,6 +107,18 @@ class PromptLibrary:
         template = self._read(f"Deliberation/{name}.txt")
         return _FIELD.sub(lambda match: values.get(match.group(1), match.group(0)), template).strip()
 
+    def claim_map(self, labels: str, answers: str) -> str:
+        """The claim mapper's request (`ClaimMapPrompt.txt`), filled in one pass as in `deliberation`."""
+        return self._filled("ClaimMapPrompt.txt", {"labels": labels, "answers": answers})
+
+    def claim_map_repair(self, labels: str) -> str:
+        """What is sent after an unreadable map (`ClaimMapRepairPrompt.txt`)."""
+        return self._filled("ClaimMapRepairPrompt.txt", {"labels": labels})
+
+    def _filled(self, relative: str, values: dict[str, str]) -> str:
+        template = self._read(relative)
+        return _FIELD.sub(lambda match: values.get(match.group(1), match.group(0)), template).strip()
+
     def check(self, providers: tuple[str, ...], aggregator: bool, deliberation: tuple[str, ...] = ()) -> None:
         """Read every prompt a run will need, so a missing file stops it before any call."""
         for provider in providers:

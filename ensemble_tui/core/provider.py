@@ -7,9 +7,10 @@ retries, costs and everything else.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ensemble_tui.core.text.sanitize import strip_control
 
@@ -94,6 +95,22 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class OutputSchema:
+    """A request for a reply that is one JSON object matching `schema` (a JSON Schema object).
+
+    Each adapter asks for it with its API's own structured output: OpenAI Responses
+    `text.format` (`json_schema`), Anthropic a single tool whose `input_schema` is the schema
+    with `tool_choice` forcing it, Gemini `responseMimeType` + `responseJsonSchema`, Chat
+    Completions `response_format` (`json_schema`). The reply's text is then that JSON object,
+    serialized; the caller still validates it (a model may fill it badly).
+    """
+
+    name: str  # the format's (or tool's) name: letters, digits, underscores
+    schema: Mapping[str, Any]
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class CallRequest:
     """One model call. `messages` alternate user/assistant and end with the user's turn.
 
@@ -101,6 +118,7 @@ class CallRequest:
     `reasoning_effort` is set only for models whose configuration says they offer it.
     `max_output_tokens` caps the reply's output tokens (reasoning included): the budget's
     bound on what the call can cost; each adapter sends it with its SDK's own parameter.
+    `output_schema` asks for a JSON reply through the API's structured output (see OutputSchema).
     """
 
     model: str
@@ -112,6 +130,7 @@ class CallRequest:
     timeout_s: float = 180.0
     reasoning_effort: ReasoningEffort | None = None  # None: the model's default (off where optional)
     max_output_tokens: int | None = None  # None: the adapter's own default
+    output_schema: OutputSchema | None = None  # None: a free-text reply
 
 
 class ErrorKind(enum.Enum):
@@ -150,5 +169,8 @@ class Provider(Protocol):
         """Start uploading `pdf` in the background (once per file content); never raises."""
 
     async def complete(self, request: CallRequest) -> Reply:
-        """Run one whole (non-streamed) call; raise ProviderError on failure."""
+        """Run one whole (non-streamed) call; raise ProviderError on failure.
+
+        With `request.output_schema` set, the reply's text is the JSON object the API's own
+        structured output produced (see OutputSchema)."""
         ...

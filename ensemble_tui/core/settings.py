@@ -31,6 +31,10 @@ class Settings(BaseModel):
     # Uploaded PDFs no chat has sent for this many days are deleted from the providers at start-up;
     # OpenAI uploads are also set to expire after it (at most 30 days, the API's limit).
     upload_retention_days: int = Field(default=7, ge=1, le=365)
+    # The claim map of a multi-model turn (issue 26): on or off, and the provider that draws it
+    # (None: the aggregator, with its selected model; any configured provider may be chosen).
+    claim_map: bool = True
+    claim_mapper: str | None = Field(default=None, min_length=1)
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
         """The selected model id for `provider`, falling back to its configured default."""

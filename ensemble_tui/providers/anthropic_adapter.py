@@ -16,11 +16,12 @@ its room.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.provider import CallRequest, Reply, Turn, Usage
+from ensemble_tui.core.provider import CallRequest, OutputSchema, Reply, Turn, Usage
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -119,9 +120,14 @@ class AnthropicProvider(SdkProvider):
         }
         if request.system:
             kwargs["system"] = request.system
-        if request.web_search:
-            kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
-        kwargs.update(thinking_options(request.model, request.reasoning_effort, request.max_output_tokens))
+        if request.output_schema is not None:
+            # A forced tool admits neither thinking nor a search first: the tool is the whole reply.
+            kwargs.update(forced_tool(request.output_schema))
+            kwargs.update(thinking_options(request.model, None, request.max_output_tokens))
+        else:
+            if request.web_search:
+                kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
+            kwargs.update(thinking_options(request.model, request.reasoning_effort, request.max_output_tokens))
         limit = kwargs["max_tokens"]
         blocks: list[Any] = []
         usage = Usage()
@@ -142,6 +148,8 @@ class AnthropicProvider(SdkProvider):
             # The server paused a long tool loop: send its partial turn back so it continues.
             paused = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
             messages = [*messages, {"role": "assistant", "content": paused}]
+        if request.output_schema is not None:
+            return Reply(tool_input_json(blocks, request.output_schema.name), usage, truncated=cut)
         return Reply(join_text_blocks(blocks), usage, cited_urls(blocks), truncated=cut)
 
     def _error(self, exc: Exception, ctx: CallContext, file_ref: str | None, timeout_s: float) -> Exception:
@@ -169,6 +177,24 @@ class AnthropicProvider(SdkProvider):
                 key_problem=error_type == "authentication_error",
             )
         return classify_other(ctx, exc)
+
+
+def forced_tool(output: OutputSchema) -> dict[str, Any]:
+    """Structured output through tool use: one tool whose `input_schema` is the schema, and
+    `tool_choice` forcing the model to call it; its `input` is the JSON reply."""
+    tool: dict[str, Any] = {"name": output.name, "input_schema": dict(output.schema)}
+    if output.description:
+        tool["description"] = output.description
+    return {"tools": [tool], "tool_choice": {"type": "tool", "name": output.name}}
+
+
+def tool_input_json(blocks: list[Any], name: str) -> str:
+    """The forced tool's `input` as JSON text; without such a block, the text blocks (which
+    then fail the caller's validation and get its repair request)."""
+    for block in blocks:
+        if block.type == "tool_use" and block.name == name:
+            return json.dumps(block.input, ensure_ascii=False)
+    return join_text_blocks(blocks)
 
 
 def join_text_blocks(blocks: list[Any]) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import urlsplit
 
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
+from ensemble_tui.core.provider import CallRequest, ErrorKind, OutputSchema, ProviderError, Reply, Turn, Usage
 from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, SdkProvider, dedupe, first_user_index, turn_text
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import (
@@ -35,7 +35,7 @@ from ensemble_tui.providers.errors import (
     retry_after_seconds,
     timed_out,
 )
-from ensemble_tui.providers.openai_adapter import sent_as_is
+from ensemble_tui.providers.openai_adapter import json_schema_format, sent_as_is
 from ensemble_tui.providers.pdf_text import PdfTextError, pdf_as_text, pdf_data_url
 
 if TYPE_CHECKING:
@@ -109,6 +109,8 @@ class ChatCompletionsProvider(SdkProvider):
             kwargs["reasoning_effort"] = request.reasoning_effort
         if request.max_output_tokens is not None:  # the parameter every compatible server knows
             kwargs["max_tokens"] = request.max_output_tokens
+        if request.output_schema is not None:
+            kwargs["response_format"] = response_format(request.output_schema)
         plugin = request.web_search and self.options.web_search == "openrouter-plugin"
         if plugin:
             # OpenRouter's `plugins` field is not in OpenAI's Chat Completions API: the SDK has no parameter
@@ -173,6 +175,14 @@ class ChatCompletionsProvider(SdkProvider):
         return ProviderError(
             ErrorKind.TRANSIENT, f"{self.label}: the reply held no answer" + (f" ({detail})" if detail else "")
         )
+
+
+def response_format(output: OutputSchema) -> dict[str, Any]:
+    """Chat Completions' `response_format` for a JSON reply matching the schema: the same
+    fields as the Responses API's format, nested under `json_schema`."""
+    fmt = json_schema_format(output)
+    del fmt["type"]
+    return {"type": "json_schema", "json_schema": fmt}
 
 
 def build_messages(

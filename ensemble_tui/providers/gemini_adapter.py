@@ -191,6 +191,9 @@ class GeminiProvider(SdkProvider):
             if request.max_output_tokens is not None:  # leave half of the limit for the answer
                 budget = min(budget, request.max_output_tokens // 2)
             config["thinking_config"] = types.ThinkingConfig(thinking_budget=budget)
+        if request.output_schema is not None:  # sent as responseMimeType + responseJsonSchema
+            config["response_mime_type"] = "application/json"
+            config["response_json_schema"] = dict(request.output_schema.schema)
         try:
             response = await self._client().aio.models.generate_content(
                 model=request.model,

@@ -12,6 +12,7 @@ thinking was asked for, then (when searching) an optional text block, a `server_
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -120,6 +121,9 @@ def file_delete(request: RecordedRequest, script: ProviderScript) -> HttpReply:
 def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     body = request.body or {}
     reply, cut = within_limit(reply, body.get("max_tokens"), "output_tokens")
+    forced = forced_tool(body)
+    if forced is not None and not cut:
+        return _tool_reply(request, reply, forced)
     searching = any(str(tool.get("type", "")).startswith("web_search") for tool in body.get("tools") or [])
     cited = [citation(item) for item in reply.citations] if searching else []
     content: list[dict[str, Any]] = []
@@ -159,6 +163,29 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     content.append({"type": "text", "text": tail, "citations": citations or None})
     usage = _usage(request, estimate_tokens(reply.before_search + reply.text), len(queries), reply.usage)
     return _message(request, content, "max_tokens" if cut else reply.stop_reason or "end_turn", usage)
+
+
+def forced_tool(body: dict[str, Any]) -> str | None:
+    """The tool a request forces (`tool_choice` of type "tool", naming one of its tools): the
+    app's structured output. None for an ordinary request."""
+    choice = body.get("tool_choice") or {}
+    name = choice.get("name") if choice.get("type") == "tool" else None
+    tools = {tool.get("name") for tool in body.get("tools") or [] if "input_schema" in tool}
+    return name if name in tools else None
+
+
+def _tool_reply(request: RecordedRequest, reply: ScriptedReply, name: str) -> HttpReply:
+    """A forced tool's call as the API returns it: one `tool_use` block whose `input` is the
+    scripted JSON object (a scripted text that is not one is wrapped as `{"text": ...}`, an
+    object of the wrong shape, as a model filling the schema badly gives), stop `tool_use`."""
+    try:
+        given = json.loads(reply.text)
+    except ValueError:
+        given = None
+    arguments = given if isinstance(given, dict) else {"text": reply.text}
+    content = [{"type": "tool_use", "id": "toolu_01" + token(22), "name": name, "input": arguments}]
+    usage = _usage(request, estimate_tokens(reply.text), 0, reply.usage)
+    return _message(request, content, "tool_use", usage)
 
 
 def stopped(kind: str, request: RecordedRequest, *, message: str | None = None) -> HttpReply:

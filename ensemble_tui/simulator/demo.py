@@ -21,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ensemble_tui.simulator.demo_account import CHANGING, DemoAccount, account_file
+from ensemble_tui.simulator.demo_claims import MAP_MARK, planted_claims, scripted_map
 from ensemble_tui.simulator.script import Citation, Fault, ProviderScript, RecordedRequest, ScriptedReply
 from ensemble_tui.simulator.server import Simulator
 from ensemble_tui.simulator.wire import HttpReply
@@ -28,6 +29,7 @@ from ensemble_tui.simulator.wire import HttpReply
 PACKET_MARK = "# Proposed Reply 1:"  # the core's packet heading: the request is an aggregation
 # Phrases of the core's requests and shipped prompts, checked in order, that tell a request's role.
 ROLE_MARKERS: tuple[tuple[str, str], ...] = (
+    (MAP_MARK, "claims"),
     ("Your own proposal was Proposed Reply", "revision"),
     ("# Remarks from the aggregator", "revision"),
     (PACKET_MARK, "aggregator"),
@@ -88,6 +90,8 @@ class DemoSimulator(Simulator):
         def respond(request: RecordedRequest) -> ScriptedReply:
             asked = request.last_user_text
             role = role_of(asked)
+            if role == "claims":  # the claim map, JSON through the API's structured output
+                return ScriptedReply(scripted_map(asked), latency_s=self._pause())
             if role == "revision":
                 text = revision(name)
             elif role == "aggregator":
@@ -123,14 +127,16 @@ def proposal(name: str, user_text: str) -> str:
     return (
         f"**Simulated {name} reply** - demo mode, no real model was called.\n\n"
         f"You asked: \u201c{_question(user_text)}\u201d. With a real API key, {name} would answer here, "
-        "reading the attached PDF and searching the web. The sources below are placeholders."
+        "reading the attached PDF and searching the web. The sources below are placeholders.\n\n"
+        + planted_claims(name)
     )
 
 
 def revision(name: str) -> str:
     return (
         f"**Simulated {name} revision** - demo mode, no real model was called.\n\n"
-        f"{REVISED_MARK} {name} would now merge the best points of every proposal into a better reply."
+        f"{REVISED_MARK} {name} would now merge the best points of every proposal into a better reply.\n\n"
+        + planted_claims(name)
     )
 
 

@@ -230,7 +230,7 @@ def _response(
             "reasoning": {"effort": (body.get("reasoning") or {}).get("effort"), "summary": None},
             "store": True,
             "temperature": body.get("temperature", 1.0),
-            "text": {"format": {"type": "text"}},
+            "text": body.get("text") or {"format": {"type": "text"}},  # a json_schema format is echoed
             "tool_choice": "auto",
             "tools": tools,
             "top_p": 1.0,

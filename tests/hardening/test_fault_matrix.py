@@ -274,6 +274,7 @@ async def test_fault_matrix(
 ) -> None:
     spec = FAULTS[fault]
     workspace.attach_providers(adapters.reachable, {})
+    workspace.settings.claim_map = False  # each fault is for a role's next call; the map's own: tests/claims
     timeout_s = HANG_TIMEOUT_S if fault == "timeout" else TIMEOUT_S
     engine = Engine(workspace, retry=RetryPolicy(), rng=random.Random(5), sleep=sleeps, timeout_s=timeout_s)
     mode, style = set_up(role, provider, workspace)

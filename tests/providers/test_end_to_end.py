@@ -42,6 +42,7 @@ def aggregator_calls(script) -> list:
 
 async def test_all_mode_with_a_resynthesis_round_and_the_pdf(engine, sim, workspace, sample_pdf):
     workspace.select_pdf(sample_pdf)
+    workspace.settings.claim_map = False  # every call here reads the PDF; the mapper's reads none (tests/claims)
     sim.anthropic.push(
         ScriptedReply("REQUEST SYNTHESIS FROM PROPOSERS\nTighten it.", match=AGGREGATION, unless="Your own proposal"),
         ScriptedReply("FINAL REPLY:\nThe combined answer.", match=AGGREGATION, unless="Your own proposal"),

@@ -80,6 +80,7 @@ async def test_a_multi_turn_all_run_mixing_built_in_and_compatible_providers(mix
     assert set(workspace.participants(Mode.ALL)) == {*BUILT_INS, "DeepSeek", "OpenRouter"}
     workspace.select_pdf(sample_pdf)
     deepseek, openrouter = sim.chat("deepseek"), sim.chat("openrouter")
+    workspace.settings.claim_map = False  # every call here reads the PDF; the mapper's reads none (tests/claims)
     deepseek.default = ScriptedReply("DeepSeek reads the field note as a survey.")
     openrouter.default = ScriptedReply(
         "OpenRouter's model sees three styles. They are compared.", citations=("https://example.org/styles",)

@@ -125,6 +125,7 @@ def restarted_app(home: Path) -> EnsembleApp:
     workspace.attach_providers(
         {name: ScriptedProvider(name, default=f"{name} answer") for name in ("ChatGPT", "Claude", "Gemini")}, {}
     )  # type: ignore[misc]
+    workspace.update_settings(claim_map=False)  # scripted providers script no claim map (tests/claims)
     engine = Engine(workspace, rng=random.Random(7), sleep=no_sleep)
     return build_app(workspace, engine=engine, notifier=RecordingNotifier(), collector=CollectorPolicy(enabled=False))
 

@@ -20,6 +20,7 @@ async def one_app_run(home: Path, sim: DemoSimulator, question: str, pdf: Path |
     workspace = Workspace.open(home)
     providers, unavailable = build_providers(workspace, env=sim.env)
     workspace.attach_providers(providers, unavailable)
+    workspace.update_settings(claim_map=False)  # every call here reads the PDF; the mapper's reads none
     engine = Engine(workspace, rng=random.Random(5), sleep=no_sleep, timeout_s=20)
     app = EnsembleApp(workspace, engine=engine, notifier=RecordingNotifier(), pdf=pdf)
     try:

@@ -19,6 +19,7 @@ class CallRecord:
     outcome: str  # "ok" or the error message
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
+    started_s: float = 0.0  # when the attempt was sent, seconds after the turn's caller was made
 
 
 @dataclass

@@ -24,6 +24,7 @@ from markdown_it.token import Token
 
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import SessionData, render_transcript
+from ensemble_tui.core.claims.model import Stance, claims_of
 from ensemble_tui.core.math.mathml import latex_to_mathml
 from ensemble_tui.core.math.mathtext import substitute_math
 from ensemble_tui.core.records.report import report_markdown
@@ -105,7 +106,11 @@ def _title_line(query: str) -> str:
 
 
 def turn_markdown(record: TurnRecord, page: bool = False) -> str:
-    return f"# Run report: {_title_line(record.query)}\n\n" + report_markdown(record, page=page)
+    return (
+        f"# Run report: {_title_line(record.query)}\n\n"
+        + report_markdown(record, page=page)
+        + claims_markdown(record, level=2)
+    )
 
 
 def session_markdown(session: SessionData, turns: list[TurnRecord], page: bool = False) -> str:
@@ -114,7 +119,7 @@ def session_markdown(session: SessionData, turns: list[TurnRecord], page: bool =
     if turns:
         parts.append("# Run reports")
         for number, record in enumerate(turns, start=1):
-            body = report_markdown(record, level=3, page=page)
+            body = report_markdown(record, level=3, page=page) + claims_markdown(record, level=3)
             parts.append(f"## Run {number}: {_title_line(record.query)}\n\n{body}")
     return "\n\n".join(parts) + "\n"
 
@@ -157,7 +162,7 @@ def _as_page(session: SessionData) -> SessionData:
 
 def export_turn(record: TurnRecord, fmt: ExportFormat) -> str:
     if fmt == "json":
-        return json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(record_json(record), indent=2, ensure_ascii=False) + "\n"
     if fmt == "md":
         return turn_markdown(record)
     return render_html(f"Run report: {_title_line(record.query)}", turn_markdown(record, page=True))
@@ -165,11 +170,78 @@ def export_turn(record: TurnRecord, fmt: ExportFormat) -> str:
 
 def export_session(session: SessionData, turns: list[TurnRecord], fmt: ExportFormat) -> str:
     if fmt == "json":
-        data = {"session": session.model_dump(mode="json"), "turns": [record.to_json() for record in turns]}
+        data = {"session": session.model_dump(mode="json"), "turns": [record_json(record) for record in turns]}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "md":
         return session_markdown(session, turns)
     return render_html(f"Chat {session.id}", session_markdown(session, turns, page=True))
+
+
+# ----- the claim map (issue 26) -------------------------------------------------------------------
+
+
+def record_json(record: TurnRecord) -> dict[str, Any]:
+    """A run's record, with its claim map at the top level: `claims[]` (each with `stances` by
+    model and their evidence, disputed first), `claims_summary` and `confidence`; null without one."""
+    claim_map = claims_of(record.artifacts)
+    return {
+        **record.to_json(),
+        "claims": [claim.model_dump(mode="json") for claim in claim_map.disputed_first()] if claim_map else None,
+        "claims_summary": claim_map.summary if claim_map else None,
+        "confidence": claim_map.confidence if claim_map else None,
+    }
+
+
+def claims_markdown(record: TurnRecord, level: int = 2) -> str:
+    """The run's claim map as a table, disputed claims first: a column per model with its stance,
+    its quote and the evidence mark; "" without a map."""
+    claim_map = claims_of(record.artifacts)
+    if claim_map is None or not claim_map.claims:
+        return ""
+    models = list(dict.fromkeys(name for claim in claim_map.claims for name in claim.stances))
+    head = ["Claim", "Kind", *models, "Cited"]
+    rows = [
+        [
+            claim.text,
+            claim.kind,
+            *(_stance_cell(claim.stances.get(name)) for name in models),
+            ", ".join(_citation_cell(c.text, c.found) for c in claim.citations),
+        ]
+        for claim in claim_map.disputed_first()
+    ]
+    lines = [
+        "",
+        f"{'#' * level} Claim map",
+        "",
+        f"{_cell(claim_map.summary)} (drawn by {_cell(claim_map.mapper)})",
+        "",
+        "| " + " | ".join(_cell(text) for text in head) + " |",
+        "|" + "---|" * len(head),
+        *("| " + " | ".join(_cell(text) for text in row) + " |" for row in rows),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _stance_cell(stance: Stance | None) -> str:
+    if stance is None:
+        return "silent"
+    parts = [stance.stance]
+    if stance.quote:
+        parts.append(f"“{stance.quote}”")
+    if stance.evidence is not None and stance.evidence.marker:
+        parts.append(stance.evidence.marker)
+    return " ".join(parts)
+
+
+def _citation_cell(text: str, found: bool | None) -> str:
+    return f"{text} ✗" if found is False else text
+
+
+def _cell(text: str) -> str:
+    """Model text in a table cell: one line, its pipes and Markdown markup inert."""
+    flat = " ".join(text.split())
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", flat)
 
 
 def _slug(text: str) -> str:

@@ -20,7 +20,16 @@ from pathlib import Path
 from ensemble_tui.core.chat.runlog import CallRecord
 from ensemble_tui.core.config import ModelSpec, ProviderConfig
 from ensemble_tui.core.paper.pdf import size_refusal
-from ensemble_tui.core.provider import CallRequest, ErrorKind, Provider, ProviderError, Reply, Turn, Usage
+from ensemble_tui.core.provider import (
+    CallRequest,
+    ErrorKind,
+    OutputSchema,
+    Provider,
+    ProviderError,
+    Reply,
+    Turn,
+    Usage,
+)
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.store.budget_ledger import BudgetLedger, BudgetRefused, LocalLedger, Reservation
 from ensemble_tui.core.text.sanitize import strip_control
@@ -63,11 +72,16 @@ class ModelCaller:
 
     def __post_init__(self) -> None:
         self._pdf_bytes = self.pdf.stat().st_size if self.pdf is not None else 0
+        self._began = time.monotonic()  # each call's record says when it started, from here
 
     def model_for(self, provider: str) -> str:
         return self.settings.model_for(provider, self.configs)
 
-    def request(self, provider: str, system: str, messages: tuple[Turn, ...]) -> CallRequest:
+    def request(
+        self, provider: str, system: str, messages: tuple[Turn, ...], output_schema: OutputSchema | None = None
+    ) -> CallRequest:
+        """The call's request; one asking for JSON (`output_schema`) reads only its messages:
+        no PDF, no web search."""
         model = self.model_for(provider)
         spec = self.configs[provider].spec_or_cautious(model)
         effort = self.settings.reasoning.get(provider, "off")
@@ -75,18 +89,26 @@ class ModelCaller:
             model=model,
             system=system,
             messages=messages,
-            pdf=self.pdf,
+            pdf=self.pdf if output_schema is None else None,
             temperature=self.settings.temperature if spec.temperature else None,
-            web_search=spec.web_search,
+            web_search=spec.web_search and output_schema is None,
             timeout_s=self.policy.timeout_s,
             reasoning_effort=effort if spec.reasoning and effort != "off" else None,
+            output_schema=output_schema,
         )
 
-    async def call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
+    async def call(
+        self,
+        provider: str,
+        role: CallRole,
+        system: str,
+        messages: tuple[Turn, ...],
+        output_schema: OutputSchema | None = None,
+    ) -> Reply:
         """One call with the retry policy for `role`; before each attempt its worst case is
         reserved against the chat's budget, and the attempt is sent with the output-token
-        limit that reservation affords."""
-        asked = self.request(provider, system, messages)
+        limit that reservation affords. `output_schema`: the reply is JSON (see OutputSchema)."""
+        asked = self.request(provider, system, messages, output_schema)
         self._note_unknown_model(provider, asked.model)
         adapter = self.providers[provider]
         spec = self.configs[provider].spec_or_cautious(asked.model)
@@ -189,7 +211,10 @@ class ModelCaller:
         usage: Usage,
         cost: float,
     ) -> None:
-        self.calls.append(CallRecord(provider, model, role, attempt, time.monotonic() - started, outcome, usage, cost))
+        now = time.monotonic()
+        record = CallRecord(provider, model, role, attempt, now - started, outcome, usage, cost)
+        record.started_s = round(started - self._began, 3)
+        self.calls.append(record)
         if cost or outcome == "ok":
             self.spent += cost
             self.emit(CostUpdated(self.spent_before + self.spent))

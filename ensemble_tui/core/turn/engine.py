@@ -22,6 +22,7 @@ from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import ChatMessage, SessionData, answered_turns, render_transcript
+from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
@@ -31,6 +32,7 @@ from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
 from ensemble_tui.core.store.session_store import TranscriptError, TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
+from ensemble_tui.core.turn.claim_mapping import LEFT_OUT, ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import (
     ChatReloaded,
@@ -53,6 +55,10 @@ from ensemble_tui.core.workspace import Workspace
 log = logging.getLogger(__name__)
 
 _DONE = object()
+# The claim map's call starts with the reply's; a reply that is ready waits no longer than this
+# (beside its own quote checks) for a map that started with it: two calls sent together end
+# within milliseconds of each other when the models are alike, and a slower mapper is dropped.
+MAP_GRACE_S = 0.25
 WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
 
 
@@ -96,6 +102,7 @@ class Engine:
     rng: random.Random = field(default_factory=random.Random)
     sleep: Sleep = asyncio.sleep
     timeout_s: float = 180.0
+    map_grace_s: float = MAP_GRACE_S  # how long a reply that is ready waits for a map still out
     _task: asyncio.Task[None] | None = field(default=None, repr=False)
     _warned_models: set[str] = field(default_factory=set, repr=False)
     _prompt_warnings_shown: int = 0  # placeholder typos are reported once each
@@ -162,11 +169,15 @@ class Engine:
             caller = context.caller
             warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
             runner = TurnRunner(context, emit, record, failures=left_out)
+            runner.claim_mapping = self._claim_mapping(mode, context, emit)
             reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
-            checks = await self._check_quotes(reply.text, runner, warming, record, emit)
+            checks, claims = await asyncio.gather(
+                self._check_quotes(reply.text, runner, warming, record, emit), self._settle_map(runner)
+            )
         except asyncio.CancelledError:
             if warming is not None:
                 warming.cancel()
+            await abandon_map(runner)
             await self._commit(given, mode, style, record, caller, runner, outcome="cancelled", emit=emit)
             emit(
                 TurnRolledBack(
@@ -181,6 +192,7 @@ class Engine:
                 log.exception("turn failed unexpectedly")
             if warming is not None:
                 warming.cancel()
+            await abandon_map(runner)
             await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
             emit(RunFailed(failure_message(exc), input_kept=True))
             return
@@ -194,7 +206,27 @@ class Engine:
         data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
         record.artifacts.append(Artifact("final", "", reply.text, data=data))
         await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
-        emit(ReplyCommitted(message, mode))
+        emit(ReplyCommitted(message, mode, claims))
+
+    def _claim_mapping(
+        self, mode: RunMode, context: TurnContext, emit: Callable[[EngineEvent], None]
+    ) -> ClaimMapping | None:
+        """The claim map of a multi-model turn, drawn by the "Claim mapper" (default: the
+        aggregator); None for a single model, with the map off, or a mapper without a key."""
+        settings = self.workspace.settings
+        if not mode.is_multi or not settings.claim_map:
+            return None
+        mapper = settings.claim_mapper or context.aggregator
+        if mapper not in self.workspace.providers:
+            emit(Notice(f"{LEFT_OUT} the claim mapper {mapper} is not available."))
+            return None
+        return ClaimMapping(mapper, context.caller.pdf, self.workspace.paths.cache)
+
+    async def _settle_map(self, runner: TurnRunner) -> ClaimMap | None:
+        """The map if it is ready with the reply (see core/claims/mapping.py); never waits longer."""
+        if runner.claim_mapping is None:
+            return None
+        return await runner.claim_mapping.settle(runner, self.map_grace_s)
 
     async def _check_quotes(
         self,
@@ -389,6 +421,12 @@ class Engine:
         workspace.session = committed.session
         if committed.merged:  # the chat as it now stands, this turn's messages at its end
             emit(reloaded(committed.session))
+
+
+async def abandon_map(runner: TurnRunner | None) -> None:
+    """A turn that ends without a reply cancels its mapping calls (recorded like any call)."""
+    if runner is not None and runner.claim_mapping is not None:
+        await runner.claim_mapping.abandon()
 
 
 def reloaded(session: SessionData) -> ChatReloaded:

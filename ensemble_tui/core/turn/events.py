@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import VoteRow, short_reason
 from ensemble_tui.core.chat.session import ChatMessage, ModelOutput, Resubmission
+from ensemble_tui.core.claims.model import ClaimMap
 
 __all__ = ["VoteRow"]  # the tally's rows, with the events that carry them
 
@@ -141,10 +142,12 @@ class TurnNotSaved:
 
 @dataclass(frozen=True)
 class ReplyCommitted:
-    """The final reply, saved with the chat before this event is sent."""
+    """The final reply, saved with the chat before this event is sent. `claims`: the turn's
+    claim map (None: a single-model turn, the map off or left out); shown, never sent to a model."""
 
     message: ChatMessage
     mode: RunMode
+    claims: ClaimMap | None = None
 
     @property
     def text(self) -> str:

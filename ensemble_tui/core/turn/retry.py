@@ -8,7 +8,7 @@ from typing import Literal
 
 from ensemble_tui.core.provider import ErrorKind, ProviderError
 
-CallRole = Literal["single", "proposer", "reviewer", "aggregator"]
+CallRole = Literal["single", "proposer", "reviewer", "aggregator", "mapper"]
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,9 @@ class RetryPolicy:
         if not error.retryable:
             return 0
         if error.kind is ErrorKind.UNRESOLVED:  # one retry covers a blip; more only delays the line
-            return min(1, self.aggregator_retries if role == "aggregator" else self.proposer_retries)
+            return min(1, self.aggregator_retries if role in ("aggregator", "mapper") else self.proposer_retries)
+        if role == "mapper":  # the map is optional: one retry, then it is left out
+            return self.aggregator_retries
         if role == "aggregator":
             if error.kind is ErrorKind.OVERLOADED:
                 return self.aggregator_overloaded_retries

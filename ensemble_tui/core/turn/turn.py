@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import VoteRow
@@ -23,7 +23,7 @@ from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import ModelOutput, Resubmission
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.prompts import PromptLibrary
-from ensemble_tui.core.provider import ProviderError, Reply, Turn
+from ensemble_tui.core.provider import OutputSchema, ProviderError, Reply, Turn
 from ensemble_tui.core.turn.calls import ModelCaller
 from ensemble_tui.core.turn.events import (
     EngineEvent,
@@ -34,6 +34,9 @@ from ensemble_tui.core.turn.events import (
     VoteCounted,
 )
 from ensemble_tui.core.turn.retry import CallRole
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -80,6 +83,7 @@ class TurnRunner:
     failures: dict[str, str] = field(default_factory=dict)  # proposer -> why it was left out
     tally: tuple[VoteRow, ...] = ()  # a council's, vote's or debate's result, best first
     round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
+    claim_mapping: ClaimMapping | None = None  # draws the claim map beside the final pass
 
     @property
     def prompts(self) -> PromptLibrary:
@@ -93,8 +97,22 @@ class TurnRunner:
         """Answered history before this turn's input."""
         return self.context.history
 
-    async def call(self, provider: str, role: CallRole, system: str, messages: tuple[Turn, ...]) -> Reply:
-        return await self.context.caller.call(provider, role, system, messages)
+    async def call(
+        self,
+        provider: str,
+        role: CallRole,
+        system: str,
+        messages: tuple[Turn, ...],
+        output_schema: OutputSchema | None = None,
+    ) -> Reply:
+        return await self.context.caller.call(provider, role, system, messages, output_schema)
+
+    def map_claims(self, proposals: Mapping[str, str]) -> None:
+        """Start the claim map on these proposals, beside the pass that reads them; a later call
+        (another aggregator pass) supersedes it. Nothing without a claim mapping (single-model
+        turns, the map switched off)."""
+        if self.claim_mapping is not None:
+            self.claim_mapping.start(self, dict(proposals))
 
     def remember(self, provider: str, query: str, text: str) -> None:
         """Keep a model's latest answer for its pane and the run report."""
@@ -221,13 +239,14 @@ class TurnRunner:
         messages: tuple[Turn, ...],
         parse: Callable[[str], T],
         repair: str,
+        output_schema: OutputSchema | None = None,
     ) -> tuple[Reply, T | None, str | None]:
         """A call whose reply must parse; one repair request if it does not.
 
         Returns the last reply, the parsed value (None if both attempts failed) and the
         parse error. The repair shows the model its own reply and what was wrong with it.
         """
-        reply = await self.call(name, role, system, messages)
+        reply = await self.call(name, role, system, messages, output_schema)
         try:
             return reply, parse(reply.text), None
         except ValueError as first_error:
@@ -235,7 +254,7 @@ class TurnRunner:
                 Turn("assistant", reply.text),
                 Turn("user", f"{repair}\n\nThe problem: {first_error}."),
             )
-        reply = await self.call(name, role, system, retry_messages)
+        reply = await self.call(name, role, system, retry_messages, output_schema)
         try:
             return reply, parse(reply.text), None
         except ValueError as error:

@@ -27,6 +27,7 @@ async def run_aggregator_loop(runner: TurnRunner, query: str) -> Reply:
     for iteration in range(1, MAX_AGGREGATOR_PASSES + 1):
         forced = iteration == MAX_AGGREGATOR_PASSES
         packet = build_packet(proposals, runner.rng)
+        runner.map_claims(proposals)  # beside this pass: a final one takes no extra wave
         runner.emit(StatusChanged(aggregating(iteration), answered=tuple(proposals)))
         started = time.monotonic()
         output = await runner.call(

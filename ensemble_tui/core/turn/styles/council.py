@@ -48,6 +48,7 @@ def ranking_table(positions: list[AveragePosition], labelling: Labelling) -> str
 async def run_council(runner: TurnRunner, query: str) -> Reply:
     answers = await runner.first_answers(query)
     authors = list(answers)
+    runner.map_claims(answers)  # the last proposals: mapped beside the rankings and the chair
     reviews = await collect_reviews(
         runner,
         query,

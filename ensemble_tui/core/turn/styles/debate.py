@@ -106,6 +106,7 @@ async def run_debate(runner: TurnRunner, query: str) -> Reply:
     if len(debate.answers) > 1:
         for number in range(2, rounds + 1):
             await debate.play_round(number, rounds)
+    runner.map_claims(debate.answers)  # the final answers: mapped beside the rankings
     reviews = await collect_reviews(
         runner,
         query,

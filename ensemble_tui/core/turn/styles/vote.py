@@ -46,6 +46,7 @@ async def run_vote(runner: TurnRunner, query: str) -> Reply:
     prompts = runner.prompts
     answers = await runner.first_answers(query)
     authors = list(answers)
+    runner.map_claims(answers)  # the last proposals: mapped beside the critiques
     reviews = await collect_reviews(
         runner,
         query,

@@ -1,0 +1,135 @@
+"""The mapping call of a turn: started beside the pass that reads the last proposals, settled
+when the reply is ready, and never allowed to hold the reply back.
+
+The styles call `TurnRunner.map_claims(proposals)` as they send the aggregator's (chairman's,
+reviewers') pass, so the map costs no wave of its own. When the reply is ready the engine
+gives the map `grace_s` more (the two calls started together; the map's quote checks run
+beside the reply's); a map still out then is cancelled and left out, with one line. A later
+pass's map supersedes an earlier one (an aggregator asking for another round): the earlier call
+is left to finish and its map dropped, since cancelling a call in flight would bill its worst case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ensemble_tui.core.chat.runlog import Artifact
+from ensemble_tui.core.claims.anonymous import anonymous_history, name_pattern, redact
+from ensemble_tui.core.claims.evidence import resolve
+from ensemble_tui.core.claims.model import ClaimMap
+from ensemble_tui.core.claims.wire import claim_map_schema, parse_wire_map
+from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.provider import ProviderError
+from ensemble_tui.core.turn.costs import BudgetExceeded
+from ensemble_tui.core.turn.events import Notice, StatusChanged
+from ensemble_tui.core.turn.styles.labels import shuffled_labelling
+from ensemble_tui.core.turn.turn import TurnRunner, user_message
+
+log = logging.getLogger(__name__)
+
+LEFT_OUT = "Claim map left out:"
+
+
+@dataclass
+class ClaimMapping:
+    """One turn's claim map. `mapper` is the provider that draws it; `rng` shuffles its letters
+    (its own, so the map never changes the order the aggregator's packets are shuffled in)."""
+
+    mapper: str
+    pdf: Path | None
+    cache_dir: Path
+    rng: random.Random = field(default_factory=random.Random)
+    _task: asyncio.Task[ClaimMap | None] | None = field(default=None, repr=False)
+    _superseded: list[asyncio.Task[ClaimMap | None]] = field(default_factory=list, repr=False)
+
+    def start(self, runner: TurnRunner, proposals: dict[str, str]) -> None:
+        """Start the mapping call on `proposals` now (it runs beside the caller's next call)."""
+        if self._task is not None:
+            self._superseded.append(self._task)
+        for artifact in runner.record.artifacts:  # an earlier pass's map, drawn already, is not the turn's
+            if artifact.kind == "claims":
+                artifact.data["superseded"] = True
+        self._task = asyncio.create_task(self._draw(runner, proposals)) if len(proposals) > 1 else None
+
+    def _current(self) -> bool:
+        """Whether the running mapping call is the latest one (a superseded map is dropped quietly)."""
+        return self._task is None or asyncio.current_task() is self._task
+
+    async def settle(self, runner: TurnRunner, grace_s: float) -> ClaimMap | None:
+        """The map, if it is ready within `grace_s`; else it is cancelled and left out (one line)."""
+        task = self._task
+        if task is None:
+            await self.abandon()
+            return None
+        done, _ = await asyncio.wait({task}, timeout=grace_s)
+        self._task = None
+        await self.abandon()
+        if not done:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            runner.emit(Notice(f"{LEFT_OUT} it was not ready when the reply was."))
+            runner.record.artifacts.append(Artifact("claims", self.mapper, "", data={"problem": "not ready in time"}))
+            return None
+        return task.result()
+
+    async def abandon(self) -> None:
+        """Cancel every mapping call still out (the turn ended, or failed)."""
+        tasks = [*self._superseded, *([self._task] if self._task is not None else [])]
+        self._superseded = []
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _draw(self, runner: TurnRunner, proposals: dict[str, str]) -> ClaimMap | None:
+        """One mapping call (one repair request if unreadable); None, with one line, if it fails."""
+        caller = runner.context.caller
+        labelling = shuffled_labelling(list(proposals), self.rng)
+        letters = labelling.labels
+        names = name_pattern([*caller.providers, *(caller.model_for(name) for name in caller.providers)])
+        texts = {author: redact(text, names) for author, text in proposals.items()}
+        prompts = runner.prompts
+        started = time.monotonic()
+        try:
+            prompt = prompts.claim_map(", ".join(letters), labelling.render(texts, heading="Answer"))
+            reply, parsed, problem = await runner.call_parsed(
+                self.mapper,
+                "mapper",
+                "",
+                user_message(anonymous_history(runner.history(), names), runner.context.query, prompt),
+                lambda text: parse_wire_map(text, letters),
+                prompts.claim_map_repair(", ".join(letters)),
+                claim_map_schema(letters),
+            )
+        except ProviderError as exc:
+            return self._left_out(runner, exc.message, "")
+        except (BudgetExceeded, EnsembleError) as exc:  # the map is optional, the reply is not
+            return self._left_out(runner, str(exc), "")
+        except Exception as exc:
+            log.exception("claim map failed")
+            return self._left_out(runner, f"unexpected error ({type(exc).__name__})", "")
+        if not self._current():
+            runner.record.artifacts.append(Artifact("claims", self.mapper, reply.text, data={"superseded": True}))
+            return None
+        if parsed is None:
+            return self._left_out(runner, f"the mapper's reply could not be read ({problem})", reply.text)
+        model = caller.model_for(self.mapper)
+        claim_map = await asyncio.to_thread(
+            resolve, parsed, labelling.by_label, self.pdf, self.cache_dir, mapper=self.mapper, model=model
+        )
+        data = {"map": claim_map.model_dump(mode="json"), "latency_s": runner.timed(started)}
+        runner.record.artifacts.append(Artifact("claims", self.mapper, reply.text, data=data))
+        runner.emit(StatusChanged(f"Claims mapped: {claim_map.summary}"))
+        return claim_map
+
+    def _left_out(self, runner: TurnRunner, why: str, text: str) -> None:
+        if not self._current():
+            return None
+        runner.emit(Notice(f"{LEFT_OUT} {why.rstrip('.')}."))
+        runner.record.artifacts.append(Artifact("claims", self.mapper, text, data={"problem": why}))
+        return None
+

@@ -1,0 +1,58 @@
+"""The map in the exports (JSON `claims[]` with stances by model and evidence; a table in
+Markdown and HTML) and in `ask --json` / the summary line on stderr, from a real demo turn."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ensemble_tui.core.chat.modes import Mode
+from ensemble_tui.core.records.export import export_turn
+from tests.claims.test_map_turns import demo, engine, last_record, run  # noqa: F401 (fixtures)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+async def test_exports_carry_the_map(engine, workspace):  # noqa: F811
+    await run(engine, Mode.ALL, "What does the paper report?")
+    record = last_record(workspace)
+
+    data = json.loads(export_turn(record, "json"))
+    first = data["claims"][0]
+    assert first["kind"] == "contradiction"
+    assert first["stances"]["ChatGPT"]["evidence"]["found"] is True
+    assert first["stances"]["ChatGPT"]["evidence"]["page"] == 1
+    assert first["stances"]["Claude"]["evidence"]["found"] is False
+    assert data["confidence"] == "medium"
+
+    markdown = export_turn(record, "md")
+    assert "## Claim map" in markdown and "| Claim | Kind | " in markdown
+    row = next(line for line in markdown.splitlines() if line.startswith("| With one resynthesis round"))
+    assert "✓ p. 1" in row and "✗ not in the paper" in row
+
+    html = export_turn(record, "html")
+    assert "<table>" in html and "✗ not in the paper" in html and "<th>Claim</th>" in html
+
+
+def test_ask_json_prints_the_whole_turn_and_the_summary_on_stderr(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(tmp_path / "home"), "--demo"]
+    pdf = str(REPO / "tests" / "data" / "sample.pdf")
+    done = subprocess.run(
+        [*command, "--json", "--pdf", pdf, "What does the paper report?"],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    turn = json.loads(done.stdout)
+    assert turn["reply"] and turn["provenance"]["line"].startswith("All")
+    assert turn["claims_summary"] == "2 agreed · 1 disputed · 1 unique · confidence medium"
+    disputed = turn["claims"][0]
+    assert disputed["stances"]["ChatGPT"]["stance"] == "supports"
+    assert disputed["stances"]["Claude"]["stance"] == "contradicts"
+    assert turn["quote_checks"]["proposals"]["Claude"]["quotes"]  # each proposal's quotes, checked
+    roles = {call["role"] for call in turn["costs"]["calls"]}
+    assert {"proposer", "aggregator", "mapper"} <= roles
+    assert "claims: 2 agreed · 1 disputed · 1 unique · confidence medium" in done.stderr
