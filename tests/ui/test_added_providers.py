@@ -179,11 +179,12 @@ async def test_debate_rounds_are_validated_before_they_are_saved(workspace, chat
         app.show_pane("settings")
         field = app.query_one("#debate-rounds", Input)
         assert field.value == "3"
+        field.focus()
         field.value = "7"
-        await pilot.pause()
+        await pilot.press("enter")  # a typed value is saved whole, on Enter or on leaving the field
         assert saved(workspace)["debate_rounds"] == 7 and workspace.settings.debate_rounds == 7
         for bad in ("2", "11", "4.5", "many"):
             field.value = bad
-            await pilot.pause()
+            await pilot.press("enter")
             assert saved(workspace)["debate_rounds"] == 7
             assert "from 3 to 10" in str(app.query_one("#debate-rounds-error").content)

@@ -96,7 +96,7 @@ class HistoryScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog -wide"):
             keys = " · Tab, then r renames, d deletes" if self.actions is not None else ""
-            yield Label(f"Past chats (type to filter · Enter reopens{keys} · Esc closes)", classes="dialog-title")
+            yield Label(f"Past chats · Enter reopens{keys} · Esc closes", classes="dialog-title")
             if not self.sessions:
                 yield Static(plain(EMPTY), classes="empty-hint")
                 return
