@@ -148,7 +148,9 @@ class Engine:
         if not given.query:
             emit(RunFailed("Nothing to redo yet - type a question first."))
             return
-        record = TurnRecord(session=session.id, mode=mode.value, style=style.value, query=given.query)
+        record = TurnRecord(
+            session=session.id, mode=mode.value, style=style.value, query=given.query, simulated=workspace.demo
+        )
         caller: ModelCaller | None = None
         runner: TurnRunner | None = None
         warming: asyncio.Task[Any] | None = None
@@ -275,6 +277,7 @@ class Engine:
             spent_before=workspace.session.cost_usd,
             warned_models=self._warned_models,
             ledger=SqliteLedger(workspace.archive, workspace.session.id, uuid.uuid4().hex),
+            simulated=workspace.demo,
         )
         notes = (
             {name: getattr(provider, "pdf_note", None) or "" for name, provider in workspace.providers.items()}
