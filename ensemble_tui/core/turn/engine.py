@@ -21,7 +21,13 @@ from typing import Any
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
-from ensemble_tui.core.chat.session import ChatMessage, SessionData, answered_turns, render_transcript
+from ensemble_tui.core.chat.session import (
+    ChatMessage,
+    SessionData,
+    answered_turns,
+    render_transcript,
+    with_failure,
+)
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
@@ -183,8 +189,9 @@ class Engine:
                 log.exception("turn failed unexpectedly")
             if warming is not None:
                 warming.cancel()
-            await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
-            emit(RunFailed(failure_message(exc), input_kept=True))
+            reason = failure_message(exc)
+            await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit, failure=reason)
+            emit(RunFailed(reason, input_kept=True))
             return
         message = ChatMessage(
             role="assistant",
@@ -328,6 +335,7 @@ class Engine:
         outcome: str,
         emit: Callable[[EngineEvent], None],
         reply: ChatMessage | None = None,
+        failure: str | None = None,
     ) -> None:
         """Change the session once, as the turn's outcome says, and save it in a worker thread.
 
@@ -350,12 +358,14 @@ class Engine:
             history = given.base(history) if reply is not None else history
             if given.message is not None:
                 history.append(given.message)
-                appended.append(given.message)
+            history = with_failure(history, failure)  # a failed input keeps why; a retry answered, not
+            if given.message is not None:
+                appended.append(history[-1])
             if reply is not None:
                 history.append(reply)
                 appended = [appended[0] if appended else ChatMessage(role="user", text=given.query), reply]
             elif given.withdrawn is not None:  # a failed redo: its question is left to retry
-                history = given.base(history)
+                history = with_failure(given.base(history), failure)
         outputs = dict(runner.outputs) if runner and kept else {}
         resubmissions = list(runner.resubmissions) if runner and kept else []
         after = session.model_copy(
