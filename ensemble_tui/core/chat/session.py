@@ -51,6 +51,7 @@ class Resubmission(BaseModel):
 
     iteration: int
     text: str
+    checks: dict[str, Any] | None = None  # the proposals' quotes in it against the PDF (quotes.py's record)
 
 
 def new_session_id(now: datetime | None = None) -> str:

@@ -59,6 +59,7 @@ from ensemble_tui.core.workspace import Workspace
 log = logging.getLogger(__name__)
 
 _DONE = object()
+REQUEST_KEY = "\x00request "  # a synthesis request's key among the texts checked (no provider's name)
 WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
 
 
@@ -203,7 +204,7 @@ class Engine:
         data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
         record.artifacts.append(Artifact("final", "", reply.text, data=data))
         await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
-        emit(ReplyCommitted(message, mode))
+        emit(ReplyCommitted(message, mode, tuple(runner.resubmissions)))
 
     async def _check_quotes(
         self,
@@ -214,10 +215,16 @@ class Engine:
         emit: Callable[[EngineEvent], None],
     ) -> dict[str, dict[str, Any]]:
         """The reply's and each proposal's quotes against the PDF (keyed "" for the reply); the
-        proposals' panes are shown again with their marks, and the record keeps every check."""
+        proposals' panes are shown again with their marks, and the record keeps every check.
+        Each synthesis request (the proposals the aggregator sent back) keeps its own checks."""
         pdf = runner.context.caller.pdf
         texts = {"": text, **{name: output.text for name, output in runner.outputs.items()}}
-        checks = await quote_checks.check_texts(texts, pdf, self.workspace.paths.cache, warming)
+        requests = {f"{REQUEST_KEY}{n}": request.text for n, request in enumerate(runner.resubmissions)}
+        checks = await quote_checks.check_texts({**texts, **requests}, pdf, self.workspace.paths.cache, warming)
+        for n, key in enumerate(requests):
+            found = checks.pop(key, None)
+            if found and not found.get("notice"):
+                runner.resubmissions[n] = runner.resubmissions[n].model_copy(update={"checks": found})
         for name, found in list(checks.items()):
             if found.get("notice"):  # a scan, or a PDF that cannot be read: said once, not per reply
                 if pdf not in self._pdfs_noticed:

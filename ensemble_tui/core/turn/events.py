@@ -141,10 +141,12 @@ class TurnNotSaved:
 
 @dataclass(frozen=True)
 class ReplyCommitted:
-    """The final reply, saved with the chat before this event is sent."""
+    """The final reply, saved with the chat before this event is sent; `resubmissions`: the
+    turn's synthesis requests as saved, with their quote checks (made once the turn ended)."""
 
     message: ChatMessage
     mode: RunMode
+    resubmissions: tuple[Resubmission, ...] = ()
 
     @property
     def text(self) -> str:

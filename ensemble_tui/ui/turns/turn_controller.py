@@ -281,6 +281,9 @@ class TurnController(Widget):
             turn.vote_notice.remove()
         if turn.reply_at is not None:  # else the chat was reloaded with the reply in it
             chat.sync([*chat.items[: turn.reply_at], event.message])
+            if event.resubmissions and turn.resubmissions_from is not None:  # now with their quote marks
+                log_view = host.resubmissions.log_view
+                log_view.sync([*log_view.items[: turn.resubmissions_from], *event.resubmissions])
         chat.reveal_start(event.message)
         host.chat.status.show(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
         host.drafts.changed()  # its question is in the chat now
