@@ -85,7 +85,7 @@ def failure_line(message: ChatMessage) -> Text | None:
     reopened after a restart shows it again); None for anything else."""
     if message.role != "user" or not message.failure:
         return None
-    return Text.assemble(notice_line(message.failure, "error"), style="red", end="")
+    return Text.assemble(notice_line(message.failure, "error"), style="red")  # ends with a newline, as Sources
 
 
 def opening_start(items: Sequence[Any]) -> int:
