@@ -106,6 +106,7 @@ async def run_ask(
             unsaved = event.message
         elif isinstance(event, ReplyCommitted):
             print(render_reply(event), file=out, flush=True)
+            say(cost_line(chat - before, chat, simulated=simulated), err)
             if event.message.provenance is not None:
                 say(f"reply by: {event.message.provenance.line}", err)
             if event.message.checks:
@@ -113,7 +114,6 @@ async def run_ask(
 
                 for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
                     say(line, err)
-            say(cost_line(chat - before, chat, simulated=simulated), err)
             if unsaved is not None:
                 say(f"ensemble-tui: {unsaved}", err)
                 return 1
