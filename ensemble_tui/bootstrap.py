@@ -48,11 +48,14 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
 
     root = resolve_home(str(home) if home else None, notice=say) if home or not demo else demo_home()
     if for_reading:
-        return Workspace.for_reading(root)
-    tightened = make_private(root)
-    if tightened:
-        say(f"made the home folder {root} private to you (0700 folders, 0600 files): {', '.join(tightened)}")
-    return Workspace.open(root)
+        workspace = Workspace.for_reading(root)
+    else:
+        tightened = make_private(root)
+        if tightened:
+            say(f"made the home folder {root} private to you (0700 folders, 0600 files): {', '.join(tightened)}")
+        workspace = Workspace.open(root)
+    workspace.demo = demo
+    return workspace
 
 
 def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:
@@ -113,6 +116,7 @@ def build_app(
     from ensemble_tui.ui.turns.collector import CollectorPolicy
 
     options = {"folder_opener": folder_opener} if folder_opener is not None else {}
+    workspace.demo = workspace.demo or demo  # its money is simulated (core/money.py)
     return EnsembleApp(
         workspace,
         engine=engine,

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ensemble_tui.core.money import amount
+
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
 
@@ -53,13 +55,19 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
         print("No chats yet: ask a question in the app or with `ensemble-tui ask`.", file=err)
         return 0
     width = max(len(chat.id) for chat in chats)
-    print(f"{'ID':<{width}}  {'DATE':<16}  {'REPLIES':>10}  {'COST':<7}  FIRST QUESTION", file=out)
+    simulated = workspace.demo  # a demo's costs: what real providers would charge
+    cost = "SIM. COST" if simulated else "COST"
+    cost_width = max(7, len(cost))
+    print(f"{'ID':<{width}}  {'DATE':<16}  {'REPLIES':>10}  {cost:<{cost_width}}  FIRST QUESTION", file=out)
     for chat in chats:
         date = chat.id[:16].replace("_", " ").replace("-", ":", 4).replace(":", "-", 2)
         question = " ".join(chat.first_question.split())
         question = question if len(question) <= 60 else question[:59] + "…"
         replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
-        print(f"{chat.id:<{width}}  {date}  {replies:>10}  ${chat.cost_usd:.4f}  {question}", file=out)
+        spent = amount(chat.cost_usd, simulated=simulated)
+        print(f"{chat.id:<{width}}  {date}  {replies:>10}  {spent:<{cost_width}}  {question}", file=out)
+    if simulated:
+        print("Demo chats: their costs are simulated, what real providers would charge.", file=err)
     return 0
 
 

@@ -15,10 +15,13 @@ from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import ModelOutput
 from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.money import cost_phrase, money
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
+    CostUpdated,
     EngineEvent,
+    InputRecorded,
     Notice,
     ProposalReceived,
     ProposerFailed,
@@ -69,6 +72,11 @@ def say(line: str, err: TextIO) -> None:
     print(strip_control(line), file=err, flush=True)
 
 
+def cost_line(turn_usd: float, chat_usd: float, *, simulated: bool) -> str:
+    """`this turn cost $0.0123 · chat $0.1711`; a demo's turn says what it would cost, simulated."""
+    return f"this turn {cost_phrase(turn_usd, simulated=simulated)} · chat {money(chat_usd, simulated=simulated)}"
+
+
 def tally_entry(row: VoteRow) -> str:
     """One answer's place with what earned it, as the run report gives it: `1. Gemini 9 pts
     (1 first)`, or for a council's ranking `1. Gemini avg position 1.50 (3 ballots)`."""
@@ -94,9 +102,15 @@ async def run_ask(
     file), not repeated when a proposer is left out for them."""
     unsaved: str | None = None
     outputs: dict[str, ModelOutput] = {}
+    simulated = engine.workspace.demo
+    before = chat = engine.workspace.session.cost_usd
     async for event in engine.run(mode, question, style):
         if isinstance(event, ProposalReceived):
             outputs[event.provider] = event.output
+        elif isinstance(event, InputRecorded):
+            before = chat = engine.workspace.session.cost_usd  # the chat as the turn found it
+        elif isinstance(event, CostUpdated):
+            chat = event.session_cost_usd
         if isinstance(event, TurnNotSaved):
             unsaved = event.message
         elif isinstance(event, ReplyCommitted):
@@ -105,6 +119,7 @@ async def run_ask(
                 print(dumps(turn), file=out, flush=True)
             else:
                 print(render_reply(event), file=out, flush=True)
+            say(cost_line(chat - before, chat, simulated=simulated), err)
             if event.message.provenance is not None:
                 say(f"reply by: {event.message.provenance.line}", err)
             if event.message.checks:
@@ -119,6 +134,8 @@ async def run_ask(
                 return 1
             return 0
         elif isinstance(event, RunFailed):
+            if chat > before:  # what the calls made before the failure cost
+                say(cost_line(chat - before, chat, simulated=simulated), err)
             say(f"ensemble-tui: {event.message}", err)
             if unsaved is not None:
                 say(f"ensemble-tui: {unsaved}", err)

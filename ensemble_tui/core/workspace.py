@@ -42,6 +42,9 @@ class Workspace:
     unavailable: dict[str, str] = field(default_factory=dict)  # provider -> why (e.g. missing key)
     warnings: list[str] = field(default_factory=list)  # one line each, shown at start
     config_problems: dict[str, str] = field(default_factory=dict)  # provider -> why its file is unusable
+    # A demo (`--demo`): the providers are the simulator, so every cost is what real providers
+    # would charge, shown as simulated (core/money.py); the budget guard counts it all the same.
+    demo: bool = False
 
     @classmethod
     def open(cls, root: Path, *, stale_after_s: float = 600.0) -> Workspace:

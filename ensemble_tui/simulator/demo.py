@@ -158,7 +158,8 @@ def final_reply(name: str, user_text: str) -> str:
         "Real answers often carry the paper's mathematics, shown as text (Ctrl+L shows the LaTeX): "
         "attention weighs the values by $\\mathrm{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V$, "
         "and a loss such as\n\n$$\\mathcal{L} = \\sum_{i=1}^{n} (y_i - \\hat{y}_i)^2$$\n\n"
-        "is read as written. A demo run costs $0 and a real one a few cents."
+        "is read as written. The demo spends nothing: the costs it shows are simulated, what this "
+        "run would cost with real providers at their configured prices."
     )
 
 

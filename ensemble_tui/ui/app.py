@@ -326,7 +326,7 @@ class EnsembleApp(App[int]):
         self.turn_keys.restore_choices(session.last_mode, session.last_style)
         self.chat.log_view.show(session.history)
         self.resubmissions.log_view.show(session.resubmissions)
-        self.chat.status.set_cost(session.cost_usd)
+        self.chat.status.set_cost(session.cost_usd, simulated=self.workspace.demo)
         for provider in self.model_providers:
             self.model_pane(provider).show(session.last_outputs.get(provider), *self.model_line(provider))
         self.pdf_actions.show(session.pdf_path)

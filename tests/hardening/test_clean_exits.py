@@ -28,7 +28,9 @@ def _check(run: subprocess.CompletedProcess[str]) -> str | None:
     replied = [index for index, line in enumerate(lines) if line.startswith("reply by: ")]
     if not replied:
         return f"no reply line: {run.stderr[-500:]}"
-    after = [line for line in lines[replied[-1] + 1 :] if line.strip()]
+    # the reply's own lines follow it: a mark per checked quote, the claim map's summary
+    reply_lines = ("quote ", "claims: ")
+    after = [line for line in lines[replied[-1] + 1 :] if line.strip() and not line.startswith(reply_lines)]
     if after:
         return f"stderr after the reply: {after}"
     if "Traceback" in run.stderr or "never retrieved" in run.stderr:

@@ -63,3 +63,28 @@ def test_marks_of_quotes_not_in_the_paper_are_in_the_warning_colour():
     missing = [piece for piece in colours if piece and piece in "✗ not in the paper"]
     assert missing and all(colours[piece] == "yellow" for piece in missing)
     assert colours.get("✓ p. 3") is None  # found marks keep the text's colour
+
+
+async def test_quotes_in_the_resubmissions_pane_are_marked_and_stay_marked_after_a_restart(
+    workspace, chatty, make_app, sample_pdf, home
+):
+    from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
+
+    workspace.select_pdf(sample_pdf)
+    chatty["Claude"].scripts["proposer"] = [REPLY, "Revised."]
+    chatty["ChatGPT"].scripts["aggregator"] = ["REQUEST SYNTHESIS FROM PROPOSERS\nAgree first", "FINAL REPLY:\nAgreed."]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "What does the paper report?")
+        await pilot.press("f5")
+        await settle(pilot)
+        (entry,) = app.resubmissions.query(ResubmissionEntry)
+        assert FABRICATED in entry.item.text  # Claude's proposal went back in the request
+        shown = rendered_text(entry.content, width=400)
+        assert "✓ p. 1" in shown and "✓ p. 2" in shown and "✗ not in the paper" in shown
+        assert "Quotes: 4 checked, 2 found, 2 not in the paper" in shown
+    again = restarted_app(home)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        (entry,) = again.resubmissions.query(ResubmissionEntry)
+        assert "Quotes: 4 checked, 2 found, 2 not in the paper" in rendered_text(entry.content, width=400)

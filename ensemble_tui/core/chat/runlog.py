@@ -47,6 +47,7 @@ class TurnRecord:
     artifacts: list[Artifact] = field(default_factory=list)
     turn_cost_usd: float = 0.0
     session_cost_usd: float = 0.0
+    simulated: bool = False  # a demo's run: its costs are what real providers would charge
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -27,6 +27,9 @@ class ChatMessage(BaseModel):
     sources: list[str] = Field(default_factory=list)
     provenance: Provenance | None = None  # who wrote a reply (shown, never sent)
     checks: dict[str, Any] | None = None  # a reply's quotes against the PDF (core/paper/quotes.py's record)
+    # Why the turn that asked this input failed, one line (the budget stop, say): shown under
+    # an input left without a reply, after a restart as before it; never sent to a model.
+    failure: str | None = None
 
 
 class ModelOutput(BaseModel):
@@ -48,6 +51,7 @@ class Resubmission(BaseModel):
 
     iteration: int
     text: str
+    checks: dict[str, Any] | None = None  # the proposals' quotes in it against the PDF (quotes.py's record)
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -79,6 +83,15 @@ class SessionData(BaseModel):
             if message.role == "user":
                 return message.text
         return None
+
+
+def with_failure(history: list[ChatMessage], reason: str | None) -> list[ChatMessage]:
+    """`history` with its last message, if it is an input, marked as failed for `reason` (None:
+    unmarked, its retry answered). A new message, so that a save stores the change."""
+    last = history[-1] if history else None
+    if last is None or last.role != "user" or last.failure == reason:
+        return history
+    return [*history[:-1], last.model_copy(update={"failure": reason})]
 
 
 def answered_turns(history: Sequence[ChatMessage]) -> tuple[Turn, ...]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.money import SIMULATED_LABEL, amount, money
 from ensemble_tui.core.text.markdown_blocks import nest_headings
 
 MEDAL_MARKS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
@@ -49,8 +50,7 @@ def _summary(record: TurnRecord, page: bool = False) -> str:
     lines = [
         f"- **Question:** {_question(record.query, page)}",
         f"- **Mode:** {_label(record.mode, Mode)}{_style(record)} · **outcome:** {record.outcome}",
-        f"- **Started:** {record.started_at} · **cost:** ${record.turn_cost_usd:.4f} "
-        f"(session ${record.session_cost_usd:.4f}) · {_cost_basis(record)}",
+        f"- **Started:** {record.started_at} · {_cost(record)} · {_cost_basis(record)}",
     ]
     if timings:
         lines.append("- **Timings:** " + "; ".join(timings))
@@ -66,6 +66,14 @@ def _style(record: TurnRecord) -> str:
     return f" · **style:** {_label(record.style, Style)}" if multi else ""
 
 
+def _cost(record: TurnRecord) -> str:
+    """ "**cost:** $0.0123 (session $0.1711)"; a demo's run says what it would have cost, simulated."""
+    if record.simulated:
+        turn, session = amount(record.turn_cost_usd, simulated=True), amount(record.session_cost_usd, simulated=True)
+        return f"**would cost:** {turn} (session {session}) {SIMULATED_LABEL}"
+    return f"**cost:** {money(record.turn_cost_usd)} (session {money(record.session_cost_usd)})"
+
+
 def _cost_basis(record: TurnRecord) -> str:
     """Which costs are what the providers billed (OpenRouter reports it) and which are estimates
     from the configured prices."""
@@ -77,8 +85,11 @@ def _cost_basis(record: TurnRecord) -> str:
     return f"{exact} of {len(record.calls)} calls as billed by the provider, the rest estimated"
 
 
-def _cost_cell(call: CallRecord) -> str:
-    return f"${call.cost_usd:.4f} " + ("billed" if call.usage.cost_exact else "est.")
+def _cost_cell(call: CallRecord, simulated: bool) -> str:
+    """A call's cost to the hundredth of a cent (calls are compared with each other), and how
+    it is known: billed, estimated, or simulated (a demo's call, at the configured prices)."""
+    basis = "sim." if simulated else "billed" if call.usage.cost_exact else "est."
+    return f"${call.cost_usd:.4f} {basis}"
 
 
 def _label(value: str, kind: type[Mode] | type[Style]) -> str:
@@ -100,7 +111,7 @@ def _calls(record: TurnRecord) -> str:
             call.usage.input_tokens + call.usage.cached_input_tokens + call.usage.cache_write_tokens,
             call.usage.cached_input_tokens,
             call.usage.output_tokens,
-            _cost_cell(call),
+            _cost_cell(call, record.simulated),
             call.outcome,
         ]
         for call in record.calls

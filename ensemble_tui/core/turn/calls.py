@@ -69,6 +69,7 @@ class ModelCaller:
     # Where each call's worst case is reserved before it is sent: the home's History.sqlite3
     # (shared by every process) in the app; this turn alone by default.
     ledger: BudgetLedger = field(default_factory=LocalLedger)
+    simulated: bool = False  # a demo's calls: its budget stop says the money is simulated
 
     def __post_init__(self) -> None:
         self._pdf_bytes = self.pdf.stat().st_size if self.pdf is not None else 0
@@ -174,7 +175,7 @@ class ModelCaller:
         try:
             return await asyncio.shield(pending)
         except BudgetRefused as refused:
-            raise BudgetExceeded(refused.spent, cap) from None
+            raise BudgetExceeded(refused.spent, cap, simulated=self.simulated) from None
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 await self._settle(await pending, 0.0)  # never sent: nothing billed

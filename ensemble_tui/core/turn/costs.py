@@ -9,6 +9,7 @@ that worst case is reserved against the chat's budget before the call goes out
 from __future__ import annotations
 
 from ensemble_tui.core.config import CAUTIOUS_PRICES, CAUTIOUS_SEARCH_PRICE, ModelSpec
+from ensemble_tui.core.money import cents
 from ensemble_tui.core.provider import CallRequest, Usage
 
 PER_TOKEN = 1 / 1_000_000
@@ -96,15 +97,18 @@ def output_allowance(
 
 
 class BudgetExceeded(Exception):
-    """Raised before a call that could take the session past its cap."""
+    """Raised before a call that could take the session past its cap. `simulated`: the money is
+    a demo's (what real providers would charge), which the guard counts all the same."""
 
-    def __init__(self, spent: float, cap: float) -> None:
+    def __init__(self, spent: float, cap: float, *, simulated: bool = False) -> None:
         super().__init__(spent, cap)
         self.spent = spent
         self.cap = cap
+        self.simulated = simulated
 
     def __str__(self) -> str:
+        stop = "Budget stop (simulated money)" if self.simulated else "Budget stop"
         return (
-            f"Budget stop: the next call could take this session past its ${self.cap:.2f} cap "
-            f"(${self.spent:.2f} spent) - start a new chat or choose a cheaper mode."
+            f"{stop}: the next call could take this session past its {cents(self.cap)} cap "
+            f"({cents(self.spent)} spent) - start a new chat or choose a cheaper mode."
         )

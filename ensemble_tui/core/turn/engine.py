@@ -21,7 +21,13 @@ from typing import Any
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
-from ensemble_tui.core.chat.session import ChatMessage, SessionData, answered_turns, render_transcript
+from ensemble_tui.core.chat.session import (
+    ChatMessage,
+    SessionData,
+    answered_turns,
+    render_transcript,
+    with_failure,
+)
 from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks
@@ -59,6 +65,7 @@ _DONE = object()
 # (beside its own quote checks) for a map that started with it: two calls sent together end
 # within milliseconds of each other when the models are alike, and a slower mapper is dropped.
 MAP_GRACE_S = 0.25
+REQUEST_KEY = "\x00request "  # a synthesis request's key among the texts checked (no provider's name)
 WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
 
 
@@ -155,7 +162,9 @@ class Engine:
         if not given.query:
             emit(RunFailed("Nothing to redo yet - type a question first."))
             return
-        record = TurnRecord(session=session.id, mode=mode.value, style=style.value, query=given.query)
+        record = TurnRecord(
+            session=session.id, mode=mode.value, style=style.value, query=given.query, simulated=workspace.demo
+        )
         caller: ModelCaller | None = None
         runner: TurnRunner | None = None
         warming: asyncio.Task[Any] | None = None
@@ -193,8 +202,9 @@ class Engine:
             if warming is not None:
                 warming.cancel()
             await abandon_map(runner)
-            await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit)
-            emit(RunFailed(failure_message(exc), input_kept=True))
+            reason = failure_message(exc)
+            await self._commit(given, mode, style, record, caller, runner, outcome="failed", emit=emit, failure=reason)
+            emit(RunFailed(reason, input_kept=True))
             return
         message = ChatMessage(
             role="assistant",
@@ -206,7 +216,7 @@ class Engine:
         data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
         record.artifacts.append(Artifact("final", "", reply.text, data=data))
         await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
-        emit(ReplyCommitted(message, mode, claims))
+        emit(ReplyCommitted(message, mode, claims, tuple(runner.resubmissions)))
 
     def _claim_mapping(
         self, mode: RunMode, context: TurnContext, emit: Callable[[EngineEvent], None]
@@ -237,10 +247,16 @@ class Engine:
         emit: Callable[[EngineEvent], None],
     ) -> dict[str, dict[str, Any]]:
         """The reply's and each proposal's quotes against the PDF (keyed "" for the reply); the
-        proposals' panes are shown again with their marks, and the record keeps every check."""
+        proposals' panes are shown again with their marks, and the record keeps every check.
+        Each synthesis request (the proposals the aggregator sent back) keeps its own checks."""
         pdf = runner.context.caller.pdf
         texts = {"": text, **{name: output.text for name, output in runner.outputs.items()}}
-        checks = await quote_checks.check_texts(texts, pdf, self.workspace.paths.cache, warming)
+        requests = {f"{REQUEST_KEY}{n}": request.text for n, request in enumerate(runner.resubmissions)}
+        checks = await quote_checks.check_texts({**texts, **requests}, pdf, self.workspace.paths.cache, warming)
+        for n, key in enumerate(requests):
+            found = checks.pop(key, None)
+            if found and not found.get("notice"):
+                runner.resubmissions[n] = runner.resubmissions[n].model_copy(update={"checks": found})
         for name, found in list(checks.items()):
             if found.get("notice"):  # a scan, or a PDF that cannot be read: said once, not per reply
                 if pdf not in self._pdfs_noticed:
@@ -307,6 +323,7 @@ class Engine:
             spent_before=workspace.session.cost_usd,
             warned_models=self._warned_models,
             ledger=SqliteLedger(workspace.archive, workspace.session.id, uuid.uuid4().hex),
+            simulated=workspace.demo,
         )
         notes = (
             {name: getattr(provider, "pdf_note", None) or "" for name, provider in workspace.providers.items()}
@@ -357,6 +374,7 @@ class Engine:
         outcome: str,
         emit: Callable[[EngineEvent], None],
         reply: ChatMessage | None = None,
+        failure: str | None = None,
     ) -> None:
         """Change the session once, as the turn's outcome says, and save it in a worker thread.
 
@@ -379,12 +397,14 @@ class Engine:
             history = given.base(history) if reply is not None else history
             if given.message is not None:
                 history.append(given.message)
-                appended.append(given.message)
+            history = with_failure(history, failure)  # a failed input keeps why; a retry answered, not
+            if given.message is not None:
+                appended.append(history[-1])
             if reply is not None:
                 history.append(reply)
                 appended = [appended[0] if appended else ChatMessage(role="user", text=given.query), reply]
             elif given.withdrawn is not None:  # a failed redo: its question is left to retry
-                history = given.base(history)
+                history = with_failure(given.base(history), failure)
         outputs = dict(runner.outputs) if runner and kept else {}
         resubmissions = list(runner.resubmissions) if runner and kept else []
         after = session.model_copy(

@@ -143,11 +143,14 @@ class TurnNotSaved:
 @dataclass(frozen=True)
 class ReplyCommitted:
     """The final reply, saved with the chat before this event is sent. `claims`: the turn's
-    claim map (None: a single-model turn, the map off or left out); shown, never sent to a model."""
+    claim map (None: a single-model turn, the map off or left out); shown, never sent to a model.
+    `resubmissions`: the turn's synthesis requests as saved, with their quote checks (made once
+    the turn ended)."""
 
     message: ChatMessage
     mode: RunMode
     claims: ClaimMap | None = None
+    resubmissions: tuple[Resubmission, ...] = ()
 
     @property
     def text(self) -> str:

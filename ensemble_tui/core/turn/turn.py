@@ -15,12 +15,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import ModelOutput, Resubmission
+from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import OutputSchema, ProviderError, Reply, Turn
@@ -35,8 +36,15 @@ from ensemble_tui.core.turn.events import (
 )
 from ensemble_tui.core.turn.retry import CallRole
 
-if TYPE_CHECKING:
-    from ensemble_tui.core.turn.claim_mapping import ClaimMapping
+
+class ClaimMapper(Protocol):
+    """What a runner needs of the claim map's drawing (core/turn/claim_mapping.py's
+    ClaimMapping, which imports this module): started beside the final pass, settled or
+    abandoned by the engine."""
+
+    def start(self, runner: TurnRunner, proposals: dict[str, str]) -> None: ...
+    async def settle(self, runner: TurnRunner, grace_s: float) -> ClaimMap | None: ...
+    async def abandon(self) -> None: ...
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -83,7 +91,7 @@ class TurnRunner:
     failures: dict[str, str] = field(default_factory=dict)  # proposer -> why it was left out
     tally: tuple[VoteRow, ...] = ()  # a council's, vote's or debate's result, best first
     round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
-    claim_mapping: ClaimMapping | None = None  # draws the claim map beside the final pass
+    claim_mapping: ClaimMapper | None = None  # draws the claim map beside the final pass
 
     @property
     def prompts(self) -> PromptLibrary:

@@ -154,7 +154,8 @@ class ArchiveFlow:
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        self.host.push_screen(HistoryScreen(sessions, self.host.chat_id, actions=self), self._history_chosen)
+        screen = HistoryScreen(sessions, self.host.chat_id, actions=self, simulated=self.host.workspace.demo)
+        self.host.push_screen(screen, self._history_chosen)
 
     def rename_chat(self, session_id: str, title: str) -> str:
         """The history's rename: "" when done, else why not."""

@@ -59,6 +59,8 @@ def message_renderable(message: ChatMessage) -> RenderableType:
             sources.append(f"\n {number}. ")
             sources.append_text(plain(url))
         extras.append(sources)
+    if (failed := failure_line(message)) is not None:
+        extras.append(failed)
     provenance = message.provenance
     if provenance is not None:
         extras.append(Text(strip_control(provenance.line), style="dim"))  # ends with a newline, as Sources
@@ -76,6 +78,14 @@ def message_renderable(message: ChatMessage) -> RenderableType:
     for extra in extras:
         parts += [Text(""), extra]
     return RenderedOnce(Group(*parts))
+
+
+def failure_line(message: ChatMessage) -> Text | None:
+    """Why an input's turn failed, as the error line under it said when it failed (a chat
+    reopened after a restart shows it again); None for anything else."""
+    if message.role != "user" or not message.failure:
+        return None
+    return Text.assemble(notice_line(message.failure, "error"), style="red")  # ends with a newline, as Sources
 
 
 def opening_start(items: Sequence[Any]) -> int:

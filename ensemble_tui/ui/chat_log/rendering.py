@@ -186,6 +186,3 @@ def display_path(path: str | Path) -> str:
     except ValueError:
         return str(resolved)
 
-
-def money(usd: float) -> str:
-    return f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"

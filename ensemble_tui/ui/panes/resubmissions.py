@@ -14,6 +14,7 @@ from textual.containers import Vertical
 
 from ensemble_tui.core.chat.session import Resubmission
 from ensemble_tui.ui.chat_log.chat_view import LogEntry, MessageLog
+from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
 from ensemble_tui.ui.chat_log.rendering import deferred_markdown
 
 EMPTY_HINT = (
@@ -22,9 +23,15 @@ EMPTY_HINT = (
 
 
 class ResubmissionEntry(LogEntry):
+    """One synthesis request; the quotes of the proposals in it marked as the chat marks a
+    reply's ("✓ p. 2", "✗ not in the paper"), with the summary line under it."""
+
     def __init__(self, resubmission: Resubmission) -> None:
         heading = Text(f"Synthesis request · aggregator pass {resubmission.iteration}", style="bold")
-        super().__init__(resubmission, Group(heading, deferred_markdown(resubmission.text)), "resubmission-entry")
+        shown, summary = marked(resubmission.text, resubmission.checks)
+        body = with_marks(deferred_markdown(shown), resubmission.checks)
+        parts = [heading, body] if summary is None else [heading, body, Text(""), summary]
+        super().__init__(resubmission, Group(*parts), "resubmission-entry")
 
 
 class ResubmissionsPane(Vertical):

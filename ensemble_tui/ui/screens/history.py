@@ -21,8 +21,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
 from ensemble_tui.core.chat.session import SESSION_ID_FORMAT
+from ensemble_tui.core.money import amount
 from ensemble_tui.core.store.archive import SessionSummary
-from ensemble_tui.ui.chat_log.rendering import money, plain
+from ensemble_tui.ui.chat_log.rendering import plain
 
 QUESTION_CHARS = 56
 # What the dialog takes beside the question column: its border and padding (the narrow one's),
@@ -86,12 +87,19 @@ class HistoryScreen(ModalScreen[str | None]):
     """
 
     def __init__(
-        self, sessions: Sequence[SessionSummary], current_id: str, actions: HistoryActions | None = None
+        self,
+        sessions: Sequence[SessionSummary],
+        current_id: str,
+        actions: HistoryActions | None = None,
+        *,
+        simulated: bool = False,
     ) -> None:
+        """`simulated`: a demo's chats, whose costs are what real providers would charge."""
         super().__init__(classes="dialog-screen")
         self.sessions = list(sessions)
         self.current_id = current_id
         self.actions = actions
+        self.simulated = simulated
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog -wide"):
@@ -106,7 +114,7 @@ class HistoryScreen(ModalScreen[str | None]):
             table.add_column(Text("Date"), key="date")
             table.add_column(Text("First question"), key="question")
             table.add_column(Text("Replies", justify="right"), key="turns")
-            table.add_column(Text("Cost", justify="right"), key="cost")
+            table.add_column(Text("Sim. cost" if self.simulated else "Cost", justify="right"), key="cost")
             yield table
             yield Static("", id="history-status", classes="pane-hint")
 
@@ -130,7 +138,7 @@ class HistoryScreen(ModalScreen[str | None]):
                 date,
                 plain(one_line(summary.name, limit)),
                 Text(str(summary.turns), justify="right"),
-                Text(money(summary.cost_usd), justify="right"),
+                Text(amount(summary.cost_usd, simulated=self.simulated), justify="right"),
                 key=summary.id,
             )
         if not shown:

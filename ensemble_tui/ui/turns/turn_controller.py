@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
 
 from ensemble_tui.core.chat.modes import RunMode, Style
+from ensemble_tui.core.chat.session import with_failure
 from ensemble_tui.ui.chat_log.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.chat_log.vote_view import ReviewOutcome, review_line, vote_table
 from ensemble_tui.ui.turns.turns import ActiveTurn
@@ -206,6 +207,8 @@ class TurnController(Widget):
             # The chat shows the session, so a reply a redo withdraws is its last message.
             shown = chat.items
             kept = shown[:-1] if event.withdrawn is not None and shown else shown
+            if event.message is None and event.withdrawn is None:  # a retry: why it failed goes
+                kept = with_failure(kept, None)
             turn.chat_from, turn.shows_input, turn.withdrawn = len(kept), event.message is not None, event.withdrawn
             turn.resubmissions_from = len(host.resubmissions.log_view.items)
             chat.sync([*kept, event.message] if event.message is not None else kept)
@@ -278,6 +281,9 @@ class TurnController(Widget):
             turn.vote_notice.remove()
         if turn.reply_at is not None:  # else the chat was reloaded with the reply in it
             chat.sync([*chat.items[: turn.reply_at], event.message])
+            if event.resubmissions and turn.resubmissions_from is not None:  # now with their quote marks
+                log_view = host.resubmissions.log_view
+                log_view.sync([*log_view.items[: turn.resubmissions_from], *event.resubmissions])
         chat.reveal_start(event.message)
         host.chat.status.show(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
         host.drafts.changed()  # its question is in the chat now

@@ -26,7 +26,8 @@ from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ensemble_tui.ui.chat_log.rendering import money, plain
+from ensemble_tui.core.money import cost_phrase, money
+from ensemble_tui.ui.chat_log.rendering import plain
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_S = 0.125
@@ -119,6 +120,7 @@ class StatusBar(Horizontal):
         self._frame = 0
         self._timer: Timer | None = None
         self._cost = 0.0
+        self._simulated = False  # a demo's money: "would cost $0.17 (simulated)"
         self._style = ("Aggregator", True)
         self._shown: tuple[Text | None, Text | None] | None = None  # the right-hand parts on screen
 
@@ -167,8 +169,12 @@ class StatusBar(Horizontal):
         self.retry = text
         self._paint()
 
-    def set_cost(self, usd: float) -> None:
+    def set_cost(self, usd: float, *, simulated: bool | None = None) -> None:
+        """Show the chat's cost; `simulated` (None: as before) labels it as a demo's, what real
+        providers would charge."""
         self._cost = usd
+        if simulated is not None:
+            self._simulated = simulated
         self._paint()
 
     def set_style(self, label: str, applies: bool) -> None:
@@ -244,6 +250,6 @@ class StatusBar(Horizontal):
 
     def _cost_forms(self) -> tuple[Text, Text]:
         return (
-            Text(f"Session cost {money(self._cost)}", end="", no_wrap=True),
-            Text(money(self._cost), end="", no_wrap=True),
+            Text(f"Session {cost_phrase(self._cost, simulated=self._simulated)}", end="", no_wrap=True),
+            Text(money(self._cost, simulated=self._simulated), end="", no_wrap=True),
         )
