@@ -408,10 +408,10 @@ class EnsembleApp(App[int]):
     # Textual resolves an action or a handler by its name on the app: each hands over at once.
 
     def action_send(self, mode_value: str) -> None:
-        self.turn_keys.send(mode_value)
+        self.chat.input.after_typed(self.turn_keys.send, mode_value)  # the question typed before the key
 
     def action_send_added(self, slot: int) -> None:
-        self.turn_keys.send_added(slot)
+        self.chat.input.after_typed(self.turn_keys.send_added, slot)
 
     def action_cancel_run(self) -> None:
         self.turns.cancel()
