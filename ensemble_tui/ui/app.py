@@ -52,6 +52,7 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
+from ensemble_tui.ui.screens.help import toggle_help
 from ensemble_tui.ui.turns.collector import CollectorPolicy
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
@@ -421,6 +422,9 @@ class EnsembleApp(App[int]):
 
     def action_quit(self) -> None:
         self.turn_keys.quit()
+
+    def action_show_help(self) -> None:
+        toggle_help(self, self.workspace)
 
     @on(ChatInput.Submitted)
     def _question_submitted(self, event: ChatInput.Submitted) -> None:

@@ -32,12 +32,42 @@ class ChatInput(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send", id="chat.send", priority=True, show=False, tooltip="Send the question"),
         # The chat scrolls from the box, which keeps the focus (the box's own paging is rarely needed).
-        Binding("pageup", "app.scroll_chat('page_up')", "Chat up", id="chat.page_up", priority=True, show=False),
         Binding(
-            "pagedown", "app.scroll_chat('page_down')", "Chat down", id="chat.page_down", priority=True, show=False
+            "pageup",
+            "app.scroll_chat('page_up')",
+            "Chat up",
+            id="chat.page_up",
+            priority=True,
+            show=False,
+            tooltip="Scroll the chat up a page",
         ),
-        Binding("ctrl+home", "app.scroll_chat('home')", "Chat start", id="chat.start", priority=True, show=False),
-        Binding("ctrl+end", "app.scroll_chat('end')", "Chat end", id="chat.end", priority=True, show=False),
+        Binding(
+            "pagedown",
+            "app.scroll_chat('page_down')",
+            "Chat down",
+            id="chat.page_down",
+            priority=True,
+            show=False,
+            tooltip="Scroll the chat down a page",
+        ),
+        Binding(
+            "ctrl+home",
+            "app.scroll_chat('home')",
+            "Chat start",
+            id="chat.start",
+            priority=True,
+            show=False,
+            tooltip="Go to the start of the chat",
+        ),
+        Binding(
+            "ctrl+end",
+            "app.scroll_chat('end')",
+            "Chat end",
+            id="chat.end",
+            priority=True,
+            show=False,
+            tooltip="Go to the end of the chat",
+        ),
         Binding(
             "ctrl+j,shift+enter",
             "newline",
