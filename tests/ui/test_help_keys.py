@@ -8,6 +8,7 @@ import json
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
+from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.ui.screens.help import HelpScreen
 from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
@@ -122,3 +123,17 @@ async def test_the_keys_panel_names_the_pane_keys_in_the_settings_pane(workspace
         await pilot.press("ctrl+pagedown")
         await pilot.pause()
         assert app.tabs.active == "chat"  # from the last pane round to the first
+
+
+async def test_the_style_picker_shows_each_style_key_and_the_key_chooses_there(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.click("#style-button")
+        await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
+        await pilot.pause()
+        shown = screen_text(app)
+        for key, label in (("F6", "Aggregator"), ("F7", "Council"), ("F8", "Critique & vote"), ("F9", "Debate")):
+            assert f"{key}  {label} - " in shown
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
+        assert app.style is Style.VOTE
