@@ -6,12 +6,12 @@ import html
 import json
 
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.ui.screens.help import HelpScreen
 from ensemble_tui.ui.screens.style_picker import StylePicker
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
 
 
 def screen_text(app) -> str:
@@ -20,8 +20,6 @@ def screen_text(app) -> str:
 
 def help_text(app) -> str:
     """What the help screen shows: its group titles and rows, as plain text."""
-    from tests.ui.conftest import rendered_text
-
     screen = app.screen
     assert isinstance(screen, HelpScreen)
     return "\n".join(rendered_text(widget.content, width=100) for widget in screen.query(Static))
@@ -130,10 +128,13 @@ async def test_the_style_picker_shows_each_style_key_and_the_key_chooses_there(w
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.click("#style-button")
         await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
-        await pilot.pause()
-        shown = screen_text(app)
-        for key, label in (("F6", "Aggregator"), ("F7", "Council"), ("F8", "Critique & vote"), ("F9", "Debate")):
-            assert f"{key}  {label} - " in shown
+        styles = app.screen.query_one(OptionList)
+        width = styles.scrollable_content_region.width
+        shown = [rendered_text(styles.get_option_at_index(i).prompt, width) for i in range(styles.option_count)]
+        for line, key, label in zip(
+            shown, ("F6", "F7", "F8", "F9"), ("Aggregator", "Council", "Critique & vote", "Debate"), strict=True
+        ):
+            assert line.startswith(f"{key}  {label} - ")
         await pilot.press("f8")
         await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
         assert app.style is Style.VOTE
