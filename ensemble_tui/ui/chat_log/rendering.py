@@ -131,11 +131,12 @@ def _formatted(clean: str, math: bool | None = None) -> RenderableType:
 
 
 def _parse_markdown(clean: str, math: bool | None = None) -> Markdown:
-    """Rich Markdown with links as plain text, tables fitted to the width (ui/chat_log/fitted_markdown.py),
-    numbered lists with their "1." (ui/chat_log/numbered_list.py) and math as text when that is on. Imported here, on first use: `rich.markdown` pulls in
-    markdown_it and pygments (~40 ms), which an empty chat does not need to start; the math
-    converter (~35 ms) waits for the first text with a `$`."""
-    from ensemble_tui.ui.chat_log.numbered_list import ChatMarkdown
+    """Rich Markdown with links as plain text, tables fitted to the width, numbered lists with
+    their "1." and display math set in by layout (ui/chat_log/chat_markdown.py), and math as
+    text when that is on. Imported here, on first use: `rich.markdown` pulls in markdown_it and
+    pygments (~40 ms), which an empty chat does not need to start; the math converter (~35 ms)
+    waits for the first text with a `$`."""
+    from ensemble_tui.ui.chat_log.chat_markdown import ChatMarkdown
 
     math_on = _math_rendering if math is None else math
     if math_on and has_math(clean):

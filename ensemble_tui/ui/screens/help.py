@@ -50,8 +50,11 @@ class KeyRow:
 
 
 def keys_text(keys: str) -> str:
-    """"ctrl+j,shift+enter" -> "Ctrl+J / Shift+Enter"; xterm's F13-F17 (Shift+F1-F5) are left out."""
-    names = [key_name(key) for key in keys.split(",") if not (key[:1] == "f" and key[1:].isdigit() and int(key[1:]) > 12)]
+    """Keys as people write them: "ctrl+j,shift+enter" -> "Ctrl+J / Shift+Enter". xterm's names
+    F13-F17 for Shift+F1..F5 are left out."""
+    names = [
+        key_name(key) for key in keys.split(",") if not (key[:1] == "f" and key[1:].isdigit() and int(key[1:]) > 12)
+    ]
     return " / ".join(dict.fromkeys(names))
 
 
@@ -60,9 +63,7 @@ def group_of(binding: Binding) -> str:
     return GROUP_BY_ID.get(binding_id) or GROUP_BY_PREFIX.get(binding_id.split(".")[0], "App")
 
 
-def key_groups(
-    bindings: Iterable[Binding], keymap: Mapping[str, str], added: Sequence[str]
-) -> dict[str, list[KeyRow]]:
+def key_groups(bindings: Iterable[Binding], keymap: Mapping[str, str], added: Sequence[str]) -> dict[str, list[KeyRow]]:
     """The rows of each group, in binding order. `keymap` maps binding ids to the keys that
     replace theirs; `added` names the added providers, each on its Shift+F key (slots without
     one are left out)."""

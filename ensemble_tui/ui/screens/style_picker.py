@@ -27,9 +27,9 @@ STYLE_SUMMARIES: dict[Style, str] = {
 
 
 def style_line(style: Style) -> Table:
-    """"F6  Aggregator - an aggregator writes...", wrapped under the name: the key chooses the
-    style from anywhere on the main screen, so the list teaches it (it was shown only in the
-    empty chat's welcome text)."""
+    """A style's line, "F6  Aggregator - an aggregator writes...", wrapped under the name. The
+    key chooses the style from anywhere on the main screen, so the list teaches it (it was shown
+    only in the empty chat's welcome text)."""
     line = Table.grid(padding=(0, 2))
     line.add_column(no_wrap=True)
     line.add_column()
@@ -57,7 +57,9 @@ class StylePicker(ModalScreen[Style | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             keys = f"{key_name(STYLE_KEYS[Style.AGGREGATE])}-{key_name(STYLE_KEYS[Style.DEBATE])}"
-            yield Label(f"How All and ChatGPT & Gemini deliberate (Enter or {keys} picks, Esc closes)", classes="dialog-title")
+            yield Label(
+                f"How All and ChatGPT & Gemini deliberate (Enter or {keys} picks, Esc closes)", classes="dialog-title"
+            )
             yield OptionList(*(Option(style_line(style), id=style.value) for style in Style), id="styles")
 
     def on_mount(self) -> None:

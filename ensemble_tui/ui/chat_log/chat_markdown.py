@@ -1,18 +1,28 @@
-"""Numbered lists shown with the delimiter that was typed: "1. why" stays "1. why".
+"""The chat's Markdown: Rich's, with tables fitted to the width and two elements of its own.
 
-Rich's Markdown writes an ordered list's numbers bare ("1 why"), so a question typed as a
-numbered list came back without its periods, and so did every numbered list of a reply.
-markdown-it keeps the delimiter ("." or ")") on the list's opening token.
+- Numbered lists keep the delimiter that was typed: "1. why" stays "1. why". Rich writes an
+  ordered list's numbers bare ("1 why"), so a question typed as a numbered list came back
+  without its periods, and so did every numbered list of a reply. markdown-it keeps the
+  delimiter ("." or ")") on the list's opening token.
+- Display math (a fenced block marked DISPLAY_MATH by core/math/mathtext.py) is drawn as its
+  rows, indented by padding: no character stands in the indent, so a copy from the terminal
+  holds the formula alone.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.markdown import ListElement, ListItem, MarkdownElement
+from rich.markdown import CodeBlock, ListElement, ListItem, MarkdownElement
+from rich.padding import Padding
 from rich.segment import Segment
+from rich.text import Text
 
+from ensemble_tui.core.math import DISPLAY_MATH
 from ensemble_tui.ui.chat_log.fitted_markdown import FittedMarkdown
+
+# Display math is set in by this many cells, as a code block's text is.
+MATH_INDENT = 4
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -54,11 +64,23 @@ def numbered_item(console: Console, options: ConsoleOptions, item: ListItem, num
         yield Segment("\n")
 
 
+class MathOrCodeBlock(CodeBlock):
+    """A fenced block: display math as indented rows, any other as Rich shows code."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.lexer_name != DISPLAY_MATH:
+            yield from super().__rich_console__(console, options)
+            return
+        yield Padding(Text(str(self.text).rstrip("\n"), end=""), (0, 0, 0, MATH_INDENT))
+
+
 class ChatMarkdown(FittedMarkdown):
-    """The chat's Markdown: tables fitted to the width, numbered lists with their delimiter."""
+    """The chat's Markdown: tables fitted to the width, numbered lists with their delimiter,
+    display math set in by layout."""
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **FittedMarkdown.elements,
         "ordered_list_open": NumberedList,
         "bullet_list_open": NumberedList,
+        "fence": MathOrCodeBlock,
     }
