@@ -52,6 +52,7 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
+from ensemble_tui.ui.screens.help import toggle_help
 from ensemble_tui.ui.turns.collector import CollectorPolicy
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
@@ -408,10 +409,10 @@ class EnsembleApp(App[int]):
     # Textual resolves an action or a handler by its name on the app: each hands over at once.
 
     def action_send(self, mode_value: str) -> None:
-        self.turn_keys.send(mode_value)
+        self.chat.input.after_typed(self.turn_keys.send, mode_value)  # the question typed before the key
 
     def action_send_added(self, slot: int) -> None:
-        self.turn_keys.send_added(slot)
+        self.chat.input.after_typed(self.turn_keys.send_added, slot)
 
     def action_cancel_run(self) -> None:
         self.turns.cancel()
@@ -421,6 +422,9 @@ class EnsembleApp(App[int]):
 
     def action_quit(self) -> None:
         self.turn_keys.quit()
+
+    def action_show_help(self) -> None:
+        toggle_help(self, self.workspace)
 
     @on(ChatInput.Submitted)
     def _question_submitted(self, event: ChatInput.Submitted) -> None:

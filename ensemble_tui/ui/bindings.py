@@ -1,7 +1,12 @@
 """The main screen's key bindings, each with an id so Configurations/Keymap.json can remap it.
 
 Keys were chosen for what terminals actually deliver, tmux included (checked with tmux 3.3):
-- F1-F5 send in a mode, F6-F9 choose the deliberation style. Function keys arrive everywhere;
+- F1 is help, everywhere (a priority binding, so dialogs and text boxes do not take it): it is
+  the key people press by reflex for help, and a reflex must never start a paid turn, as F1 did
+  when it sent with ChatGPT (on an empty box, a redo). ChatGPT moved to F12 rather than every
+  mode key moving one place: F2-F9 and Shift+F1..F5 stay where users learnt them, and F10 and
+  F11 are taken by many terminals (the menu, full screen) while F12 arrives everywhere.
+- F12 and F2-F5 send in a mode, F6-F9 choose the deliberation style. Function keys arrive everywhere;
   Ctrl+digit does not exist in most terminals and Alt+digit arrives as another character in tmux
   (Alt+1 reaches the app as "¡"). The style keys are priority bindings: the question box (a
   TextArea) binds F6 and F7 to "select line" and "select all" itself, and would otherwise win;
@@ -23,7 +28,7 @@ from textual.binding import Binding
 from ensemble_tui.core.chat.modes import Mode, Style
 
 MODE_KEYS: dict[Mode, str] = {
-    Mode.CHATGPT: "f1",
+    Mode.CHATGPT: "f12",
     Mode.CLAUDE: "f2",
     Mode.GEMINI: "f3",
     Mode.CHATGPT_GEMINI: "f4",
@@ -35,6 +40,7 @@ STYLE_KEYS: dict[Style, str] = {
     Style.VOTE: "f8",
     Style.DEBATE: "f9",
 }
+HELP_KEY = "f1"
 # One slot per added provider; providers beyond the fifth are run from the palette.
 ADDED_PROVIDER_KEYS: tuple[str, ...] = tuple(f"shift+f{n},f{n + 12}" for n in range(1, 6))
 
@@ -56,12 +62,28 @@ MAIN_SCREEN_ACTIONS = {
 }
 
 
+# Key names as keyboards print them, for those whose Textual name is not that.
+KEY_NAMES = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "delete": "Del", "insert": "Ins"}
+
+
 def key_name(keys: str) -> str:
-    """How a key is written for people: "shift+f1,f13" -> "Shift+F1", "escape" -> "Esc"."""
-    if keys.split(",")[0] == "escape":
-        return "Esc"
+    """How a key is written for people: "shift+f1,f13" -> "Shift+F1", "ctrl+pagedown" -> "Ctrl+PgDn"."""
     parts = keys.split(",")[0].split("+")
-    return "+".join(part.upper() if part[:1] == "f" and part[1:].isdigit() else part.title() for part in parts)
+    return "+".join(
+        KEY_NAMES.get(part) or (part.upper() if part[:1] == "f" and part[1:].isdigit() else part.title())
+        for part in parts
+    )
+
+
+def help_binding() -> Binding:
+    return Binding(
+        HELP_KEY,
+        "show_help",
+        "Help",
+        priority=True,  # over any focused widget and in every dialog: F1 always answers
+        id="app.help",
+        tooltip="Every key, grouped",
+    )
 
 
 def mode_binding(mode: Mode) -> Binding:
@@ -83,7 +105,7 @@ def style_binding(style: Style) -> Binding:
         show=False,  # the style button beside the action buttons shows the choice
         priority=True,  # over TextArea's own F6/F7
         id=f"style.{style.value}",
-        tooltip=f"Deliberate in the {style.label} style from the next multi-model turn",
+        tooltip=f"{style.label}: how the next multi-model turn deliberates",
     )
 
 
@@ -102,6 +124,7 @@ def added_provider_binding(slot: int) -> Binding:
 
 def main_bindings() -> list[Binding]:
     return [
+        help_binding(),
         *(mode_binding(mode) for mode in Mode),
         *(style_binding(style) for style in Style),
         *(added_provider_binding(slot) for slot in range(len(ADDED_PROVIDER_KEYS))),
@@ -145,7 +168,10 @@ def main_bindings() -> list[Binding]:
             tooltip="Copy the reply scrolled to (or under the mouse) as Markdown",
         ),
         # Alt+digit is not delivered reliably (tmux turns Alt+2 into another key), so panes are
-        # cycled browser-style; the palette has a "Show ... pane" entry for each.
-        Binding("ctrl+pagedown", "cycle_pane(1)", "Next pane", show=False, id="pane.next"),
-        Binding("ctrl+pageup", "cycle_pane(-1)", "Previous pane", show=False, id="pane.previous"),
+        # cycled browser-style; the palette has a "Show ... pane" entry for each. Priority
+        # bindings, over the scrolling panes (Settings, a model's reply, the chat log): Textual's
+        # scroll containers bind the same keys to a sideways scroll none of them has (the key
+        # then fell through to these), and the Keys panel named them "Page Left" and "Page Right".
+        Binding("ctrl+pagedown", "cycle_pane(1)", "Next pane", show=False, priority=True, id="pane.next"),
+        Binding("ctrl+pageup", "cycle_pane(-1)", "Previous pane", show=False, priority=True, id="pane.previous"),
     ]

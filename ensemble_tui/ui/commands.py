@@ -19,7 +19,7 @@ from textual.markup import escape
 from textual.screen import Screen
 
 from ensemble_tui.core.chat.modes import Mode, Style
-from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, STYLE_KEYS, key_name
+from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, HELP_KEY, STYLE_KEYS, key_name
 from ensemble_tui.ui.panes import panes
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class PaletteHost(Protocol):
     @property
     def screen_stack(self) -> list[Screen[Any]]: ...
     async def action_new_chat(self) -> None: ...
+    def action_show_help(self) -> None: ...
 
 
 def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> Iterator[SystemCommand]:
@@ -54,6 +55,9 @@ def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> 
     from ensemble_tui.ui.screens.export_picker import FORMAT_NAMES
     from ensemble_tui.ui.screens.report import ReportScreen
 
+    yield SystemCommand(
+        "Help: keys", f"Every key of the app, grouped ({key_name(HELP_KEY)} anywhere)", app.action_show_help
+    )
     if isinstance(screen, ReportScreen):
         yield from report_commands(app, screen)
         return

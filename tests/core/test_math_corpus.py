@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.core.math import DISPLAY_MATH
 from ensemble_tui.core.math.latex_unicode import Unconvertible, latex_to_unicode
-from ensemble_tui.core.math.mathtext import DISPLAY_INDENT, has_math, render_math
+from ensemble_tui.core.math.mathtext import has_math, render_math
+
+FENCE = f"```{DISPLAY_MATH}"
 
 CORPUS = json.loads((Path(__file__).parent.parent / "data" / "math_corpus.json").read_text(encoding="utf-8"))
 FORMULAS = CORPUS["formulas"]
@@ -38,28 +41,30 @@ def test_a_reply_with_math_in_a_sentence_reads_as_text():
     assert render_math(reply) == "Attention is softmax(QKᵀ/√dₖ)V, with α+β = 1."
 
 
-def test_display_math_is_a_paragraph_of_indented_rows_with_hard_breaks():
+def test_display_math_is_a_block_of_its_rows_as_laid_out_with_no_invisible_indent():
     reply = "The identity:\n\n$$\n\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}\n$$\n\nholds."
     rendered = render_math(reply)
-    rows = [line for line in rendered.split("\n") if line.startswith(DISPLAY_INDENT)]
-    assert rows == [DISPLAY_INDENT + "⎛a  b⎞  ", DISPLAY_INDENT + "⎝c  d⎠"]
+    lines = rendered.split("\n")
+    rows = lines[lines.index(FENCE) + 1 : lines.index("```")]
+    assert rows == ["⎛a  b⎞", "⎝c  d⎠"]
     assert rendered.startswith("The identity:\n") and rendered.endswith("\nholds.")
+    assert "\u2800" not in rendered and "\u00a0" not in rendered
 
 
 def test_display_math_in_the_middle_of_a_line_gets_lines_of_its_own():
     rendered = render_math(r"The sum $$\sum_{i=1}^{n} x_i^2$$ is positive.")
-    assert rendered == f"The sum \n\n{DISPLAY_INDENT}∑ᵢ₌₁ⁿ xᵢ²\n\nis positive."
+    assert rendered == f"The sum \n\n{FENCE}\n∑ᵢ₌₁ⁿ xᵢ²\n```\n\nis positive."
 
 
 def test_display_math_in_a_list_item_stays_in_the_item():
     rendered = render_math("- first\n  \\[ \\hat{y} = Wx \\]\n- second")
-    assert f"\n  {DISPLAY_INDENT}ŷ = Wx\n" in rendered
+    assert f"\n  {FENCE}\n  ŷ = Wx\n  ```\n" in rendered
     assert rendered.startswith("- first") and rendered.endswith("\n- second")
 
 
 def test_display_math_in_a_quote_keeps_the_quote_marks():
     rendered = render_math("> $$\n> x = 1 \\\\ y = 2\n> $$")
-    assert f"> {DISPLAY_INDENT}x = 1  \n> {DISPLAY_INDENT}y = 2" in rendered
+    assert f"> {FENCE}\n> x = 1\n> y = 2\n> ```" in rendered
 
 
 def test_text_that_markdown_would_read_as_markup_is_escaped():

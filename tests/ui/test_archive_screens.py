@@ -60,7 +60,7 @@ async def test_the_report_of_a_vote_shows_the_vote_maths_and_left_right_pick_run
     well_formed_reviews(chatty)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "First, alone", key="f1")
+        await ask(pilot, "First, alone", key="f12")
         await pilot.press("f8")
         await ask(pilot, "Then a vote")
         await pilot.press("ctrl+r")
@@ -140,7 +140,7 @@ async def test_history_lists_past_chats_and_reopens_one(workspace, chatty, make_
 async def test_reopening_a_chat_during_a_run_cancels_it_and_keeps_the_question(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "Earlier chat", key="f1")
+        await ask(pilot, "Earlier chat", key="f12")
         earlier = workspace.session.id
         await pilot.press("ctrl+n")
         chatty["Gemini"].scripts["proposer"] = [Hang()]

@@ -47,7 +47,7 @@ async def test_enter_sends_with_all_at_first_and_shows_the_reply(workspace, chat
 
 @pytest.mark.parametrize(
     ("key", "mode"),
-    [("f1", Mode.CHATGPT), ("f2", Mode.CLAUDE), ("f3", Mode.GEMINI), ("f4", Mode.CHATGPT_GEMINI), ("f5", Mode.ALL)],
+    [("f12", Mode.CHATGPT), ("f2", Mode.CLAUDE), ("f3", Mode.GEMINI), ("f4", Mode.CHATGPT_GEMINI), ("f5", Mode.ALL)],
 )
 async def test_each_function_key_sends_in_its_mode_and_becomes_the_default(workspace, chatty, make_app, key, mode):
     app = make_app()
@@ -93,7 +93,7 @@ async def test_empty_enter_redoes_the_last_reply(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Question")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         assert entries(app)[-1] == ("assistant", "first reply")
         await pilot.press("enter")  # empty input: redo in the last mode
@@ -110,7 +110,7 @@ async def test_a_cancelled_redo_gives_the_reply_it_withdrew_back(workspace, chat
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Question")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         await pilot.press("enter")  # empty input: redo, which takes the reply off the chat meanwhile
         await wait_until(pilot, lambda: app.turn is not None and entries(app) == [("user", "Question")])
@@ -158,7 +158,7 @@ async def test_another_mode_key_or_button_during_a_run_starts_nothing_and_says_s
         await pilot.press("f3")
         await wait_until(pilot, lambda: bool(entries(app)))
         await type_text(pilot, "A new question")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await pilot.press("f5")
         await pilot.click(f"#{button_id(Mode.CLAUDE)}")
         await wait_until(pilot, lambda: len(app._notifications) >= 3)
@@ -178,7 +178,7 @@ async def test_enter_during_a_run_does_not_cancel_it(workspace, chatty, make_app
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "One")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await wait_until(pilot, lambda: bool(entries(app)))
         await type_text(pilot, "Next")
         await pilot.press("enter")
@@ -235,7 +235,7 @@ async def test_retries_do_not_block_the_ui_and_status_tracks_progress(workspace,
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Flaky")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         assert entries(app)[-1] == ("assistant", "after a retry")
 
@@ -253,7 +253,7 @@ async def test_cost_is_shown_and_updated(workspace, chatty, make_app):
     async with app.run_test(size=SIZE) as pilot:
         assert str(app.query_one("#status-cost").content) == "Session cost $0.0000"
         await type_text(pilot, "Costs")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         assert workspace.session.cost_usd > 0
         assert str(app.query_one("#status-cost").content) != "Session cost $0.0000"

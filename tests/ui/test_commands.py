@@ -165,7 +165,7 @@ async def test_new_chat_while_running_cancels_first_and_keeps_the_question(works
     async with app.run_test(size=SIZE) as pilot:
         old_id = workspace.session.id
         await type_text(pilot, "Unfinished")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await wait_until(pilot, lambda: bool(app.chat.log_view.items))
         await pilot.press("ctrl+n")
         await settle(pilot)

@@ -14,7 +14,7 @@ SECOND = "Run this:\n\n```bash\necho $HOME\nls -l\n```\n\nThen this:\n\n```pytho
 async def ask_twice(pilot) -> None:
     for question in ("First question", "Second question"):
         await type_text(pilot, question)
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
 
 

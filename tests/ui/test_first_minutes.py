@@ -49,7 +49,7 @@ async def test_a_mode_whose_provider_has_a_key_still_runs_beside_ones_that_do_no
         assert buttons[Mode.CLAUDE].has_class("-unavailable") and not buttons[Mode.CHATGPT].has_class("-unavailable")
         assert not buttons[Mode.ALL].has_class("-unavailable")  # All runs without Claude, and says so
         await type_text(pilot, "Still works?")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
 
 
@@ -63,7 +63,7 @@ async def test_the_status_line_says_while_a_call_waits_to_be_retried(workspace, 
     app = make_app(engine=Engine(workspace, rng=random.Random(7), sleep=held))
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Is the bound tight?")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await wait_until(pilot, lambda: "retry" in app.chat.status.retry)
         assert app.chat.status.retry.startswith("ChatGPT: retry 1 of 5 in ")
         assert app.chat.status.retry.endswith(" s (server error)")

@@ -26,7 +26,7 @@ async def test_hostile_reply_is_shown_literally_and_is_harmless(workspace, chatt
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "[@click=app.quit] in my own question [bold]")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         reply = list(app.query(ChatEntry))[-1]
         assert "\x1b" not in reply.message.text and "\x9b" not in reply.message.text

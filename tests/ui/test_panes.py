@@ -275,7 +275,7 @@ async def test_a_failure_after_start_up_is_one_line_and_the_app_goes_on(workspac
         errors = [str(n.content) for n in app.query(ChatNotice) if n.kind == "error"]
         assert errors == ["✖ Start-up did not finish: Address already in use. Restart ensemble-tui if turns fail."]
         await type_text(pilot, "Still there?")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         assert workspace.session.history[-1].text == "ChatGPT answer"
 
@@ -296,7 +296,7 @@ async def test_start_up_warnings_are_shown_once(workspace, chatty, make_app):
         warnings = [str(n.content) for n in app.query(ChatNotice) if n.kind == "warning"]
         assert warnings == ["⚠ Settings.json has invalid values; kept as Settings.json.broken, defaults in use."]
         await type_text(pilot, "Q")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         assert len([n for n in app.query(ChatNotice) if n.kind == "warning"]) == 1
 
@@ -305,7 +305,7 @@ async def test_new_chat_clears_the_panes_and_keeps_the_old_transcript(workspace,
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Before")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         old = workspace.store.transcript_path(workspace.session)
         await pilot.press("ctrl+n")

@@ -22,7 +22,7 @@ async def test_quotes_in_a_reply_and_a_proposal_are_marked_against_the_pdf(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "What does the paper report?")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         shown = rendered_text(app.chat.log_view.entries[-1].content, width=400)
         assert "✓ p. 1" in shown and "✓ p. 2" in shown

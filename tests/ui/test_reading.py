@@ -23,7 +23,7 @@ async def test_a_long_reply_arrives_shown_from_its_start_with_its_question_above
     async with app.run_test(size=SMALL) as pilot:
         for question in ("First question", "What does the proof need?"):
             await type_text(pilot, question)
-            await pilot.press("f1")
+            await pilot.press("f12")
             await settle(pilot)
         await pilot.pause()
         log = app.chat.log_view
@@ -54,11 +54,11 @@ async def test_the_first_frame_that_shows_a_long_reply_shows_its_start_never_its
     app = make_app()
     async with app.run_test(size=size) as pilot:
         await type_text(pilot, "First question")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         await type_text(pilot, "What does the proof need?")
         frames = record_frames(app)
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         first = next(frame for frame in frames if "Paragraph" in frame)
         assert "Paragraph 1 of" in first and "What does the proof need?" in first
@@ -122,7 +122,7 @@ async def test_the_chat_scrolls_from_the_question_box_and_typing_in_the_chat_goe
     app = make_app()
     async with app.run_test(size=SMALL) as pilot:
         await type_text(pilot, "Tell me everything")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         log, box = app.chat.log_view, app.chat.input
         await pilot.press("ctrl+end")
@@ -150,7 +150,7 @@ async def test_toasts_never_cover_the_question_box_or_the_buttons(workspace, cha
         await type_text(pilot, "Slow")
         await pilot.press("f3")
         await wait_until(pilot, lambda: app.turn is not None)
-        await pilot.press("f1")  # refused: a warning toast
+        await pilot.press("f12")  # refused: a warning toast
         await wait_until(pilot, lambda: bool(app.query(Toast)))
         await pilot.pause()
         (toast,) = app.query(Toast)

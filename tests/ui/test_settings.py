@@ -83,7 +83,7 @@ async def test_notifications_off_means_no_notification(workspace, chatty, make_a
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.chat.input.insert("Quiet please")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await settle(pilot)
         assert app.notifier.sent == []
 

@@ -18,14 +18,14 @@ async def test_the_app_shows_a_turn_that_ask_added_and_appends_its_own_after_it(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "From the app, first")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
 
         code, out, err = finish(start_ask(home, "From ask, in another terminal"))
         assert code == 0, err
 
         await type_text(pilot, "From the app, second")
-        await pilot.press("f1")
+        await pilot.press("f12")
         await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 6, timeout=15)
         await settle(pilot)
         shown = [(m.role, m.text) for m in app.chat.log_view.items]

@@ -126,11 +126,11 @@ def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path
     app = f"{sys.executable} -m ensemble_tui --demo --home {home}"
     session = TmuxSession(_demo_env(tmp_path))
     try:
-        # F5 pressed during an F1 run starts nothing: one ChatGPT turn, no All turn.
+        # F5 pressed during an F12 (ChatGPT) run starts nothing: one ChatGPT turn, no All turn.
         session.start(app)
         session.wait_for("Ready.", timeout=30)
         session.keys("-l", "First, ChatGPT alone")
-        session.keys("F1")
+        session.keys("F12")
         session.keys("F5")
         session.wait_for("Reply complete (ChatGPT", timeout=30)
         saved = restored_session(home)

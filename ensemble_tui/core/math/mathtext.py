@@ -3,9 +3,11 @@
 The models are asked for LaTeX (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`); raw, it is hard to
 read and gets cut mid-command. `render_math` returns the same Markdown with each formula replaced
 by its Unicode rendering (see core/math/latex_unicode.py), escaped so Markdown shows it as written.
-Display math becomes a paragraph of its own whose rows end in hard line breaks and start with an
-indent Markdown keeps (a blank braille cell, then no-break spaces), so rich does not join or
-re-indent the rows of a matrix. A formula that cannot be converted is shown raw, as code.
+Display math becomes a fenced block of its own marked `DISPLAY_MATH` (its rows kept exactly as
+laid out, so Markdown neither joins nor re-indents the rows of a matrix); the chat draws such a
+block as indented text (ui/chat_log/chat_markdown.py). The indent is layout, not characters: a
+blank braille cell and no-break spaces did it before, and a copy from the terminal carried them
+along. A formula that cannot be converted is shown raw, as code.
 
 What is math follows pandoc's `tex_math_dollars` rule, so prices and shell variables stay as they
 are: an opening `$` has a non-space after it (and no letter or digit before it), the closing `$`
@@ -30,12 +32,10 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from ensemble_tui.core.math import DISPLAY_MATH
 from ensemble_tui.core.math.latex_unicode import Unconvertible, latex_to_unicode
 from ensemble_tui.core.text.markdown_blocks import block_parser, has_math
 
-# Rows of display math start with this: markdown-it strips leading whitespace (no-break spaces
-# too) from a paragraph's first line, but not a blank braille cell, which shows as a space.
-DISPLAY_INDENT = "\u2800" + "\u00a0" * 3
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>|~&#])")
 _NEXT = re.compile(r"[`$\\]")
 _QUOTE = re.compile(r"[ \t]*(?:>[ \t]?)*")
@@ -47,20 +47,21 @@ _FENCE_OR_INDENT = re.compile(r"^(?: {0,3}(?:```|~~~)| {4}|\t)", re.MULTILINE)
 @lru_cache(maxsize=1024)
 def render_math(markdown: str) -> str:
     """`markdown` with its LaTeX math as Unicode text; everything else exactly as it was."""
-    return substitute_math(markdown, latex_to_unicode, DISPLAY_INDENT)
+    return substitute_math(markdown, latex_to_unicode, fence=DISPLAY_MATH)
 
 
 FormulaRenderer = Callable[[str, bool], str]
 
 
-def substitute_math(markdown: str, formula: FormulaRenderer, indent: str = "", escape: bool = True) -> str:
-    """`markdown` with each formula replaced by `formula(latex, display)` (display math as lines of
-    its own, each starting with `indent`); a formula it raises `Unconvertible` for is shown as code."""
+def substitute_math(markdown: str, formula: FormulaRenderer, escape: bool = True, fence: str | None = None) -> str:
+    """`markdown` with each formula replaced by `formula(latex, display)`; a formula it raises
+    `Unconvertible` for is shown as code. Display math is a paragraph of its own lines, or with
+    `fence`, a fenced block with that info string (its rows as they are, never escaped)."""
     if not has_math(markdown):
         return markdown
     lines = markdown.split("\n")
     code = _code_lines(markdown)
-    render = _Substitution(formula, indent, escape)
+    render = _Substitution(formula, escape, fence)
     out: list[str] = []
     start = 0
     for index in range(len(lines) + 1):
@@ -88,12 +89,12 @@ def _code_lines(markdown: str) -> set[int]:
 class _Substitution:
     """How each formula of one Markdown text is replaced (a plain class: see latex_layout.Box)."""
 
-    __slots__ = ("formula", "indent", "escape")
+    __slots__ = ("formula", "escape", "fence")
 
-    def __init__(self, formula: FormulaRenderer, indent: str, escape: bool) -> None:
+    def __init__(self, formula: FormulaRenderer, escape: bool, fence: str | None) -> None:
         self.formula = formula
-        self.indent = indent
         self.escape = escape
+        self.fence = fence
 
     def prose(self, text: str) -> str:
         """One run of lines outside code blocks: math converted, code spans skipped."""
@@ -136,7 +137,11 @@ class _Substitution:
         if not block:
             return self.escaped(rendered.replace("\n", " ")), False
         blank = prefix.rstrip()
-        rows = "  \n".join(prefix + self.indent + self.escaped(row) for row in rendered.split("\n"))
+        if self.fence is not None:
+            ticks = "`" * max([3, *(len(run) + 1 for run in re.findall(r"`+", rendered))])
+            rows = "\n".join(prefix + row for row in rendered.split("\n"))
+            return f"\n{blank}\n{prefix}{ticks}{self.fence}\n{rows}\n{prefix}{ticks}\n{blank}\n{prefix}", True
+        rows = "  \n".join(prefix + self.escaped(row) for row in rendered.split("\n"))
         return f"\n{blank}\n{rows}\n{blank}\n{prefix}", True
 
     def escaped(self, text: str) -> str:

@@ -133,17 +133,18 @@ def _formatted(clean: str) -> RenderableType:
 
 
 def _parse_markdown(clean: str) -> Markdown:
-    """Rich Markdown with links as plain text, tables fitted to the width (ui/chat_log/fitted_markdown.py),
-    and math as text when that is on. Imported here, on first use: `rich.markdown` pulls in
-    markdown_it and pygments (~40 ms), which an empty chat does not need to start; the math
-    converter (~35 ms) waits for the first text with a `$`."""
-    from ensemble_tui.ui.chat_log.fitted_markdown import FittedMarkdown
+    """Rich Markdown with links as plain text, tables fitted to the width, numbered lists with
+    their "1." and display math set in by layout (ui/chat_log/chat_markdown.py), and math as
+    text when that is on. Imported here, on first use: `rich.markdown` pulls in markdown_it and
+    pygments (~40 ms), which an empty chat does not need to start; the math converter (~35 ms)
+    waits for the first text with a `$`."""
+    from ensemble_tui.ui.chat_log.chat_markdown import ChatMarkdown
 
     if _math_rendering and has_math(clean):
         from ensemble_tui.core.math.mathtext import render_math
 
         clean = render_math(clean)
-    return FittedMarkdown(clean, code_theme=CODE_THEME, hyperlinks=False)
+    return ChatMarkdown(clean, code_theme=CODE_THEME, hyperlinks=False)
 
 
 def _cut_plain(clean: str) -> Text:

@@ -13,9 +13,10 @@ from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.status_bar import StatusBar
 
 EMPTY_HINT = (
-    "No messages yet. Type a question below and press Enter, or F1-F5 to choose who answers; F6-F9 choose "
-    "how several models deliberate (aggregator, council, critique & vote, debate). "
-    "The paper is chosen in Attachments (Ctrl+O)."
+    "No messages yet. Type a question below and press Enter, or choose who answers with F12 ChatGPT, "
+    "F2 Claude, F3 Gemini, F4 ChatGPT & Gemini or F5 All; F6-F9 choose how several models deliberate "
+    "(aggregator, council, critique & vote, debate). The paper is chosen in Attachments (Ctrl+O). "
+    "F1 lists every key."
 )
 
 

@@ -5,9 +5,16 @@ which every terminal delivers as a distinct key (LF), is the documented newline 
 also works where the terminal reports it (kitty keyboard protocol: kitty, foot, WezTerm, Ghostty).
 The bindings are priority bindings because TextArea consumes Enter itself before ordinary
 bindings are looked at; both have ids so they can be remapped through the keymap.
+
+Keys are applied in the order they were typed. A priority binding runs in the app's task as the
+key arrives, while the keys before it wait in the box's own queue: a burst "line⏎next" put the
+new line ahead of "line" (3 bursts in 6 when typed quickly). So whatever edits or reads the text
+on a key runs through `after_typed`, in the box's queue behind the keys already sent to it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual import events
 from textual.binding import Binding
@@ -25,12 +32,42 @@ class ChatInput(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send", id="chat.send", priority=True, show=False, tooltip="Send the question"),
         # The chat scrolls from the box, which keeps the focus (the box's own paging is rarely needed).
-        Binding("pageup", "app.scroll_chat('page_up')", "Chat up", id="chat.page_up", priority=True, show=False),
         Binding(
-            "pagedown", "app.scroll_chat('page_down')", "Chat down", id="chat.page_down", priority=True, show=False
+            "pageup",
+            "app.scroll_chat('page_up')",
+            "Chat up",
+            id="chat.page_up",
+            priority=True,
+            show=False,
+            tooltip="Scroll the chat up a page",
         ),
-        Binding("ctrl+home", "app.scroll_chat('home')", "Chat start", id="chat.start", priority=True, show=False),
-        Binding("ctrl+end", "app.scroll_chat('end')", "Chat end", id="chat.end", priority=True, show=False),
+        Binding(
+            "pagedown",
+            "app.scroll_chat('page_down')",
+            "Chat down",
+            id="chat.page_down",
+            priority=True,
+            show=False,
+            tooltip="Scroll the chat down a page",
+        ),
+        Binding(
+            "ctrl+home",
+            "app.scroll_chat('home')",
+            "Chat start",
+            id="chat.start",
+            priority=True,
+            show=False,
+            tooltip="Go to the start of the chat",
+        ),
+        Binding(
+            "ctrl+end",
+            "app.scroll_chat('end')",
+            "Chat end",
+            id="chat.end",
+            priority=True,
+            show=False,
+            tooltip="Go to the end of the chat",
+        ),
         Binding(
             "ctrl+j,shift+enter",
             "newline",
@@ -74,10 +111,17 @@ class ChatInput(TextArea):
         counted the new line, so a new last line stayed one row out of view (Textual 8.2)."""
         self.call_after_refresh(self.scroll_cursor_visible)
 
+    def after_typed(self, callback: Callable[..., object], *args: object) -> None:
+        """Call `callback(*args)` once the keys typed before now are in the text."""
+        self.call_later(callback, *args)
+
     def action_submit(self) -> None:
-        self.post_message(self.Submitted(self, self.text))
+        self.after_typed(lambda: self.post_message(self.Submitted(self, self.text)))
 
     def action_newline(self) -> None:
+        self.after_typed(self._insert_newline)
+
+    def _insert_newline(self) -> None:
         start, end = self.selection
         self.replace("\n", start, end, maintain_selection_offset=False)
 
