@@ -47,7 +47,7 @@ def claim_renderable(claim: Claim) -> RenderableType:
         table.add_row(plain(model), Text(stance.stance, style="dim" if stance.stance == "silent" else ""), quote, mark)
     parts: list[RenderableType] = [head, table]
     if claim.citations:
-        cites = Text("Cites: ", style="dim", end="")
+        cites = Text("Cites: ", style="dim")  # ends with a newline: Textual counts lines by them
         cites.append_text(plain(" · ".join(citation.text for citation in claim.citations)))
         parts.append(cites)
     return Group(*parts)
