@@ -124,7 +124,6 @@ def main_bindings() -> list[Binding]:
         Binding(
             "ctrl+f",
             "show_compare",
-    "show_claims",
             "Compare",
             id="compare.open",
             tooltip="The last run's proposals side by side",
