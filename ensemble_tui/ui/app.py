@@ -40,6 +40,7 @@ from ensemble_tui.ui.actions.preferences import Preferences
 from ensemble_tui.ui.actions.reply_actions import ReplyActions
 from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry, NoticeKind
+from ensemble_tui.ui.chat_log.claim_lines import start_loading
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
@@ -325,6 +326,7 @@ class EnsembleApp(App[int]):
         self.chat_id = session.id
         self.sub_title = f"chat {session.id}" + ("  ·  demo" if self.demo else "")
         self.turn_keys.restore_choices(session.last_mode, session.last_style)
+        start_loading(self.chat.log_view, self.workspace.archive, session)  # claim lines, in a thread
         self.chat.log_view.show(session.history)
         self.resubmissions.log_view.show(session.resubmissions)
         self.chat.status.set_cost(session.cost_usd, simulated=self.workspace.demo)
@@ -476,6 +478,11 @@ class EnsembleApp(App[int]):
 
     def action_show_compare(self) -> None:
         self.archive_flow.show_compare()
+
+    def action_show_claims(self) -> None:
+        from ensemble_tui.ui.screens.claims import show_claims  # imported when first used
+
+        show_claims(self)
 
     def action_show_history(self) -> None:
         self.archive_flow.show_history()

@@ -19,6 +19,8 @@ Keys were chosen for what terminals actually deliver, tmux included (checked wit
   Ctrl+H is Backspace in many terminals, Ctrl+S/Ctrl+Q are flow control outside raw mode).
   Ctrl+F (compare the proposals) is free there too: TextArea binds Ctrl+A/C/D/E/K/U/V/W/X/Y/Z,
   and no terminal or tmux default takes it.
+- F10 (the claim map): every free Ctrl+letter is taken (by the question box, the terminal or
+  the bindings above); function keys arrive everywhere, tmux included.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ MAIN_SCREEN_ACTIONS = {
     "cycle_pane",
     "show_report",
     "show_compare",
+    "show_claims",
     "show_history",
     "copy_reply_in_view",
 }
@@ -147,6 +150,14 @@ def main_bindings() -> list[Binding]:
             "Compare",
             id="compare.open",
             tooltip="The last run's proposals side by side",
+        ),
+        Binding(
+            "f10",
+            "show_claims",
+            "Claims",
+            show=False,  # the palette names it; the footer has no room left at 80 columns
+            id="claims.open",
+            tooltip="Where the last run's models agree and disagree, disputed claims first",
         ),
         Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
         # App's own Ctrl+Q, shown: the footer names the keys visible nowhere else (issue 25 §4).

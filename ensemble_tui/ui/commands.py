@@ -48,6 +48,7 @@ class PaletteHost(Protocol):
     def screen_stack(self) -> list[Screen[Any]]: ...
     async def action_new_chat(self) -> None: ...
     def action_show_help(self) -> None: ...
+    def action_show_claims(self) -> None: ...
 
 
 def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> Iterator[SystemCommand]:
@@ -98,6 +99,9 @@ def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> 
         "Compare the proposals",
         "The last run's answers side by side, with cost, tally and quote check (Ctrl+F)",
         app.archive_flow.show_compare,
+    )
+    yield SystemCommand(
+        "Claims", "Where the last run's models agree and disagree, disputed first (F10)", app.action_show_claims
     )
     yield SystemCommand("Show history", "Reopen an earlier chat (Ctrl+G)", app.archive_flow.show_history)
     for fmt in FORMATS:

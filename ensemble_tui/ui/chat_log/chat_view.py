@@ -42,9 +42,10 @@ NoticeKind = Literal["error", "warning", "info"]
 _NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info": "• "}
 
 
-def message_renderable(message: ChatMessage) -> RenderableType:
+def message_renderable(message: ChatMessage, claims: str | None = None) -> RenderableType:
     """A message as shown: Markdown, then its sources as plain lines (never as live links), then
-    for a reply who wrote it, in one dim line, and the tally of its vote.
+    for a reply who wrote it, in one dim line, the summary of its claim map (`claims`) under it,
+    and the tally of its vote.
 
     Rendered once per width (RenderedOnce), not once to measure and again to draw: this is in
     the frame that first shows a new reply. Plain text (a message too long for Markdown) is
@@ -62,10 +63,14 @@ def message_renderable(message: ChatMessage) -> RenderableType:
     if (failed := failure_line(message)) is not None:
         extras.append(failed)
     provenance = message.provenance
+    claims_line = claims or ""
     if provenance is not None:
-        extras.append(Text(strip_control(provenance.line), style="dim"))  # ends with a newline, as Sources
+        line = strip_control(provenance.line) + (f"\n{claims_line}" if claims_line else "")
+        extras.append(Text(line, style="dim"))  # ends with a newline, as Sources
         if provenance.tally and provenance.style:
             extras.append(vote_table(Style.parse(provenance.style), provenance.tally))
+    elif claims_line:
+        extras.append(Text(claims_line, style="dim"))
     if not extras:
         return body if isinstance(body, Text) else RenderedOnce(body)
     if isinstance(body, Text) and all(isinstance(extra, Text) for extra in extras):
@@ -117,9 +122,13 @@ class ChatEntry(LogEntry):
             self.message = message
             self.index = index
 
-    def __init__(self, message: ChatMessage) -> None:
-        super().__init__(message, message_renderable(message), f"chat-entry -{message.role}")
+    def __init__(self, message: ChatMessage, claims: str | None = None) -> None:
+        super().__init__(message, message_renderable(message, claims), f"chat-entry -{message.role}")
         self.message = message
+
+    def show_claims(self, claims: str) -> None:
+        """Add the claim map's summary line under a reply already shown."""
+        self.update(message_renderable(self.message, claims))
 
     def on_click(self, event: events.Click) -> None:
         if self.message.role != "assistant" or "```" not in self.message.text and "~~~" not in self.message.text:
@@ -204,13 +213,15 @@ class MessageLog(VerticalScroll):
 
     def __init__(
         self,
-        entry_factory: Callable[[Any], LogEntry] = ChatEntry,
+        entry_factory: Callable[[Any], LogEntry] | None = None,
         *,
         empty_hint: str = "",
         id: str | None = None,
     ) -> None:
         super().__init__(id=id, classes="message-log")
-        self._entry_factory = entry_factory
+        self._entry_factory = entry_factory or self._chat_entry
+        # A reply's text -> its claim map's summary line (the map is never part of the session).
+        self.claim_lines: dict[str, str] = {}
         self._messages: list[Any] = []
         self._entries: list[LogEntry] = []
         self._first_shown = 0
@@ -288,6 +299,16 @@ class MessageLog(VerticalScroll):
             self._entries.extend(fresh)
             self._body.mount_all(fresh)
             self._scroll_to_newest()
+
+    def _chat_entry(self, message: ChatMessage) -> ChatEntry:
+        return ChatEntry(message, self.claim_lines.get(message.text) if message.role == "assistant" else None)
+
+    def set_claim_lines(self, lines: dict[str, str]) -> None:
+        """Give replies (by their text) their claim map's summary line, shown now if mounted."""
+        self.claim_lines.update(lines)
+        for entry in self._entries:
+            if isinstance(entry, ChatEntry) and entry.message.role == "assistant" and entry.message.text in lines:
+                entry.show_claims(lines[entry.message.text])
 
     def add_notice(self, text: str, kind: NoticeKind = "info") -> ChatNotice:
         notice = ChatNotice(text, kind)

@@ -279,6 +279,8 @@ class TurnController(Widget):
         chat = host.chat.log_view
         if turn.vote_notice is not None:
             turn.vote_notice.remove()
+        if event.claims is not None:  # its summary line, under the reply
+            chat.set_claim_lines({event.message.text: event.claims.summary})
         if turn.reply_at is not None:  # else the chat was reloaded with the reply in it
             chat.sync([*chat.items[: turn.reply_at], event.message])
             if event.resubmissions and turn.resubmissions_from is not None:  # now with their quote marks

@@ -1,0 +1,96 @@
+"""The claim map in the app, against the demo simulator through the real SDKs (issue 26).
+
+`--demo` plants a contradiction: ChatGPT quotes the paper's 87 correctly (✓), Claude misquotes
+it as 92 (✗). An All turn must show the map's summary under the reply, and the Claims view
+(F10, or the palette's "Claims") must list that contradiction first with both stances.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.providers.registry import build_providers
+from ensemble_tui.simulator.demo import DemoSimulator
+from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.notify import RecordingNotifier
+from ensemble_tui.ui.screens.claims import NO_MAP, ClaimCard, ClaimsScreen
+from tests.support import no_sleep
+from tests.ui.conftest import SIZE, rendered_text, restarted_app, settle, type_text, wait_until
+
+
+def demo_app(workspace: Workspace, sim: DemoSimulator, pdf) -> EnsembleApp:
+    providers, unavailable = build_providers(workspace, env=sim.env)
+    workspace.attach_providers(providers, unavailable)
+    workspace.update_settings(claim_map=True)
+    engine = Engine(workspace, rng=random.Random(5), sleep=no_sleep, timeout_s=20)
+    return EnsembleApp(workspace, engine=engine, notifier=RecordingNotifier(), pdf=pdf)
+
+
+async def close_adapters(workspace: Workspace) -> None:
+    for adapter in workspace.providers.values():
+        await adapter.aclose()  # type: ignore[attr-defined]
+
+
+async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(home, sample_pdf):
+    workspace = Workspace.open(home)
+    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
+        app = demo_app(workspace, sim, sample_pdf)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await type_text(pilot, "How much does aggregation help?")
+                await pilot.press("f5")
+                await settle(pilot, timeout=30)
+                shown = rendered_text(app.chat.log_view.entries[-1].content)
+                assert "1 disputed" in shown and "confidence medium" in shown  # the line under the reply
+                await pilot.press("f10")
+                await wait_until(pilot, lambda: isinstance(app.screen, ClaimsScreen))
+                cards = list(app.screen.query(ClaimCard))
+                first = cards[0]
+                assert first.claim.kind == "contradiction" and app.screen.focused is first
+                text = rendered_text(first.content, width=78)
+                assert "Disputed:" in text and "87 of the 120" in text
+                chatgpt = next(line for line in text.splitlines() if line.lstrip().startswith("ChatGPT"))
+                claude = next(line for line in text.splitlines() if line.lstrip().startswith("Claude"))
+                assert "supports" in chatgpt and "answered 87 correctly" in chatgpt and "✓ p. 1" in chatgpt
+                assert "contradicts" in claude and "answered 92 correctly" in claude and "✗ not in the paper" in claude
+                await pilot.press("down")
+                assert app.screen.focused is cards[1]
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: not isinstance(app.screen, ClaimsScreen))
+        finally:
+            await close_adapters(workspace)
+
+
+async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home, sample_pdf):
+    workspace = Workspace.open(home)
+    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
+        app = demo_app(workspace, sim, sample_pdf)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await type_text(pilot, "How much does aggregation help?")
+                await pilot.press("f5")
+                await settle(pilot, timeout=30)
+        finally:
+            await close_adapters(workspace)
+    again = restarted_app(home)
+    async with again.run_test(size=SIZE) as pilot:
+        log_view = again.chat.log_view
+        await wait_until(pilot, lambda: "1 disputed" in rendered_text(log_view.entries[-1].content))
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: isinstance(again.screen, ClaimsScreen))
+        assert list(again.screen.query(ClaimCard))[0].claim.kind == "contradiction"
+
+
+async def test_a_run_without_a_map_says_why_instead_of_opening_the_view(make_app, chatty):
+    app = make_app()  # the fixtures' workspace has the map off
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "How much does aggregation help?")
+        await pilot.press("f5")
+        await settle(pilot)
+        assert app.chat.log_view.claim_lines == {}
+        await pilot.press("f10")
+        await pilot.pause()
+        assert not isinstance(app.screen, ClaimsScreen)
+        assert app.chat.status.text == NO_MAP
