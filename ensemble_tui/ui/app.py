@@ -237,11 +237,8 @@ class EnsembleApp(App[int]):
     def lazy_panes(self) -> Mapping[str, LazyPane]:
         return self._lazy_panes
 
-    # ----- start-up --------------------------------------------------------------------------
-
     def _load_keymap(self) -> str | None:
-        """Keymap.json's keys, before the footer shows any;
-        returns the warning for a broken file."""
+        """Keymap.json's keys, before the footer shows any; the warning for a broken file."""
         keymap, warning = load_keymap(self.workspace.paths.configurations / KEYMAP_FILE)
         if keymap:
             self.set_keymap(keymap)
