@@ -9,7 +9,7 @@ model: it is shown as plain Text (ui/chat_log/rendering.py), never as markup.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -22,9 +22,6 @@ from textual.widgets import Footer, Label, Static
 
 from ensemble_tui.core.claims.model import Claim, ClaimMap, claims_of
 from ensemble_tui.ui.chat_log.rendering import plain
-
-if TYPE_CHECKING:
-    from ensemble_tui.ui.app import EnsembleApp
 
 NO_MAP = "The last run has no claim map: it is drawn for multi-model turns, with the map on in Settings."
 KIND_LABELS = {"contradiction": "Disputed", "partial": "Partial", "unique": "Unique", "consensus": "Agreed"}
@@ -105,7 +102,16 @@ class ClaimsScreen(Screen[None]):
         self.dismiss(None)
 
 
-def show_claims(app: EnsembleApp | Any) -> None:
+class ClaimsHost(Protocol):
+    """What opening the view needs of the app: the chat's runs, a status line, a screen stack."""
+
+    archive_flow: Any  # ui/actions/archive_flow.py's ArchiveFlow (its session_turns())
+
+    def say(self, text: str) -> None: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+
+
+def show_claims(app: ClaimsHost) -> None:
     """Open the Claims view on the chat's last run (read from the archive), or say why not."""
     turns = app.archive_flow.session_turns()
     if turns is None:
