@@ -17,6 +17,7 @@ from tests.hardening.test_saved_means_saved import REPO, ensemble
 
 RUNS = int(os.environ.get("ASK_RUNS", "20"))
 AT_ONCE = 2
+NEW_CHAT_EVERY = 50
 BUDGET_S = 45.0 * RUNS  # wall time for all of them: generous, for a two-core machine shared with others
 
 
@@ -45,17 +46,21 @@ def test_short_ask_runs_all_exit_cleanly(home: Path, tmp_path: Path) -> None:
     problems: list[str] = []
     done = 0
     while done < RUNS:
-        runs = _in_parallel(home, pdf, [f"Q{done + n}" for n in range(min(AT_ONCE, RUNS - done))])
+        # a new chat every NEW_CHAT_EVERY runs: one chat's $5 budget, a hard cap, stops it after ~130
+        new = done > 0 and done % NEW_CHAT_EVERY == 0
+        runs = _in_parallel(home, pdf, [f"Q{done + n}" for n in range(min(AT_ONCE, RUNS - done))], new)
         problems += [f"run {done + n}: {why}" for n, run in enumerate(runs) if (why := _check(run))]
         done += len(runs)
         assert time.monotonic() - started < BUDGET_S, f"{done} runs took over {BUDGET_S:.0f} s"
     assert not problems, "\n".join(problems)
 
 
-def _in_parallel(home: Path, pdf: Path, questions: list[str]) -> list[subprocess.CompletedProcess[str]]:
+def _in_parallel(home: Path, pdf: Path, questions: list[str], new: bool) -> list[subprocess.CompletedProcess[str]]:
     with ThreadPoolExecutor(len(questions)) as pool:
         futures = [
-            pool.submit(ensemble, home, "ask", "--demo", "--mode", "chatgpt", "--pdf", str(pdf), question)
-            for question in questions
+            pool.submit(
+                ensemble, home, "ask", "--demo", "--mode", "chatgpt", "--pdf", str(pdf), *(["--new"] if new else []), q
+            )
+            for q in questions
         ]
         return [future.result() for future in futures]
