@@ -160,10 +160,12 @@ def run_command(
     timeout: float = 120,
     process: bool = False,
     cwd: Path | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS --home HOME` as a script would run it: no keys, the user folder and the
-    current folder beside the home (else `cwd`), `env` added (a simulator's addresses); HOME None:
-    no `--home`. `timeout` bounds a process only.
+    current folder beside the home (else `cwd`), `env` added (a simulator's addresses, or a HOME
+    of its own); HOME None: no `--home`. `timeout` bounds a process only; `prefix` wraps it (a
+    read-only mount: `unshare ...`).
 
     In this process by default, through the same `cli.main` with the same environment, folder
     and arguments (a process start costs a second of imports); `process=True` spawns
@@ -174,7 +176,7 @@ def run_command(
     environment = process_environment(beside, env)
     if process:
         return subprocess.run(
-            [sys.executable, "-m", "ensemble_tui", *argv],
+            [*prefix, sys.executable, "-m", "ensemble_tui", *argv],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -182,6 +184,7 @@ def run_command(
             stdin=subprocess.DEVNULL,
             cwd=cwd,
         )
+    assert not prefix, "a prefix wraps a process"
     return run_in_process(argv, environment, cwd)
 
 

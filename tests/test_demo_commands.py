@@ -3,25 +3,16 @@ demo chats, and the demo writes nothing outside the home it uses."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.support import run_command
 
 
 def run(user: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS` with `user` as the user's home folder (so the user data folder is in it)."""
-    environment = {"PATH": os.environ["PATH"], "HOME": str(user), "XDG_DATA_HOME": str(user / "data")}
-    environment["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])  # this checkout's code
-    return subprocess.run(
-        [sys.executable, "-m", "ensemble_tui", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        cwd=user,
-    )
+    folders = {"HOME": str(user), "XDG_DATA_HOME": str(user / "data")}
+    return run_command(None, *args, env=folders, process=True, cwd=user)
 
 
 def files_under(folder: Path) -> set[str]:

@@ -4,14 +4,12 @@ Markdown and HTML) and in `ask --json` / the summary line on stderr, from a real
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.records.export import export_turn
 from tests.claims.test_map_turns import demo, engine, last_record, run  # noqa: F401 (fixtures)
+from tests.support import run_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,14 +35,9 @@ async def test_exports_carry_the_map(engine, workspace):  # noqa: F811
     assert "<table>" in html and "✗ not in the paper" in html and "<th>Claim</th>" in html
 
 
-def test_ask_json_prints_the_whole_turn_and_the_summary_on_stderr(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(tmp_path / "home"), "--demo"]
+def test_ask_json_prints_the_whole_turn_and_the_summary_on_stderr(tmp_path, quick_demo):
     pdf = str(REPO / "tests" / "data" / "sample.pdf")
-    done = subprocess.run(
-        [*command, "--json", "--pdf", pdf, "What does the paper report?"],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )
+    done = run_command(tmp_path / "home", "ask", "--demo", "--json", "--pdf", pdf, "What does the paper report?")
     assert done.returncode == 0, done.stderr
     turn = json.loads(done.stdout)
     assert turn["reply"] and turn["provenance"]["line"].startswith("All")

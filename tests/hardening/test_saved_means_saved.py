@@ -24,7 +24,7 @@ from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ReplyCommitted, TurnNotSaved
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
-from tests.support import ScriptedProvider, no_sleep
+from tests.support import ScriptedProvider, no_sleep, run_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -33,17 +33,8 @@ def ensemble(
     home: Path, *args: str, prefix: tuple[str, ...] = (), timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS --home HOME` as a script runs it, on this worktree's code."""
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home.parent),
-        "XDG_STATE_HOME": str(home.parent / "state"),
-        "XDG_CACHE_HOME": str(home.parent / "cache"),
-        "PYTHONPATH": str(REPO),
-    }
-    command = [sys.executable, "-m", "ensemble_tui", *args, "--home", str(home)]
-    return subprocess.run(
-        [*prefix, *command], capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL
-    )
+    folders = {"XDG_STATE_HOME": str(home.parent / "state"), "XDG_CACHE_HOME": str(home.parent / "cache")}
+    return run_command(home, *args, env=folders, timeout=timeout, process=True, prefix=prefix)
 
 
 def transcript_questions(home: Path) -> set[str]:

@@ -4,10 +4,8 @@ the home, and its `.env` read, only once the user trusted it with `ensemble-tui 
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,6 +18,7 @@ from ensemble_tui.core.store.home import resolve_home, user_home
 from ensemble_tui.core.store.trust import is_trusted, trust, trust_file
 from ensemble_tui.simulator import Simulator
 from ensemble_tui.simulator.addresses import SIM_KEYS
+from tests.support import run_command
 
 REPO = Path(__file__).resolve().parents[2]
 GITHUB_TOKEN = "ghp_SECRETgithub0123456789abcdef"
@@ -94,22 +93,8 @@ def plant(folder: Path, attacker: Attacker) -> Path:
 def run(cwd: Path, user: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS` started in `cwd` by a user whose home directory is `user` (so the
     user data and config folders are there), with real-looking keys in the environment."""
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(user),
-        "PYTHONPATH": str(REPO),
-        "GITHUB_TOKEN": GITHUB_TOKEN,
-        **SIM_KEYS,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "ensemble_tui", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-    )
+    keys = {"HOME": str(user), "GITHUB_TOKEN": GITHUB_TOKEN, **SIM_KEYS}
+    return run_command(None, *args, env=keys, process=True, cwd=cwd)
 
 
 def secrets_seen(attacker: Attacker) -> list[str]:
