@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 LEDGER_SCHEMA = """
@@ -58,6 +58,7 @@ class Reservation:
     id: int
     output_tokens: int
     worst_usd: float
+    in_memory: bool = False  # held by SqliteLedger's fallback, not in the database
 
 
 class BudgetRefused(Exception):
@@ -126,7 +127,6 @@ class SqliteLedger:
     turn: str
     busy_timeout_s: float = 30.0
     _local: LocalLedger | None = None
-    _local_ids: set[int] = field(default_factory=set)
     _stored_worst: float = 0.0  # what this turn reserved in the database before it failed
 
     def reserve(self, spent_before: float, cap: float, size: Sizing) -> Reservation:
@@ -144,14 +144,11 @@ class SqliteLedger:
                     return Reservation(int(cursor.lastrowid or 0), tokens, worst)
             except (sqlite3.Error, OSError):
                 self._local = LocalLedger()
-        reservation = self._local.reserve(spent_before + self._stored_worst, cap, size)
-        reservation = Reservation(-reservation.id, reservation.output_tokens, reservation.worst_usd)
-        self._local_ids.add(reservation.id)
-        return reservation
+        return replace(self._local.reserve(spent_before + self._stored_worst, cap, size), in_memory=True)
 
     def settle(self, reservation: Reservation, billed: float) -> None:
-        if reservation.id in self._local_ids and self._local is not None:
-            self._local.settle(Reservation(-reservation.id, reservation.output_tokens, reservation.worst_usd), billed)
+        if reservation.in_memory and self._local is not None:
+            self._local.settle(reservation, billed)
             return
         try:
             with self.archive.writing(self.busy_timeout_s) as db:
