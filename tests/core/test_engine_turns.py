@@ -244,3 +244,22 @@ async def test_new_chat_starts_a_fresh_session_and_transcript(workspace, scripte
     assert "second chat" in new_transcript and "first chat" not in new_transcript
     assert scripted["Claude"].calls[1].messages[-1].text == "second chat"
     assert len(scripted["Claude"].calls[1].messages) == 1
+
+
+async def test_the_run_record_lists_answers_in_the_order_the_models_were_asked_not_as_they_came_back(
+    workspace, scripted, make_engine
+):
+    from ensemble_tui.core.records.compare import compare_rounds
+    from tests.support import Slow
+
+    scripted["ChatGPT"].scripts["proposer"] = [Slow(Reply("late A", Usage(input_tokens=10, output_tokens=10)), 0.1)]
+    scripted["Claude"].scripts["proposer"] = [Slow(Reply("late B", Usage(input_tokens=10, output_tokens=10)), 0.05)]
+    scripted["Gemini"].scripts["proposer"] = ["early C"]
+    scripted["ChatGPT"].scripts["aggregator"] = ["FINAL REPLY:\nmerged"]
+    events = await run_turn(make_engine(), Mode.ALL, "What is new?")
+
+    arrived = [e.provider for e in of_type(events, ProposalReceived)]
+    assert arrived == ["Gemini", "Claude", "ChatGPT"]  # the panes fill as answers come back
+    record = workspace.archive.turns(workspace.session.id)[-1].record
+    (first,) = compare_rounds(record)
+    assert [p.author for p in first.proposals] == ["ChatGPT", "Claude", "Gemini"]

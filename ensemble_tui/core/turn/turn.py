@@ -134,6 +134,16 @@ class TurnRunner:
         self.record.artifacts.append(Artifact("answer", provider, text, round=self.round))
         self.emit(ProposalReceived(provider, output))
 
+    def keep_asked_order(self, asked: list[str]) -> None:
+        """Put this round's answers in the order the models were asked, not the order they came
+        back, so Compare and the report list the models the same way every time."""
+        artifacts = self.record.artifacts
+        slots = [i for i, a in enumerate(artifacts) if a.kind == "answer" and a.round == self.round]
+        rank = {name: n for n, name in enumerate(asked)}
+        ordered = sorted((artifacts[i] for i in slots), key=lambda a: rank.get(a.author, len(rank)))
+        for slot, artifact in zip(slots, ordered):
+            artifacts[slot] = artifact
+
     def resubmit(self, iteration: int, text: str) -> None:
         """Log a synthesis request sent back to the proposers."""
         resubmission = Resubmission(iteration=iteration, text=text)
@@ -220,12 +230,15 @@ class TurnRunner:
         started = time.monotonic()
         self.round += 1
         jobs = {name: partial(self.call, name, "proposer", *request) for name, request in requests.items()}
-        replies = await self.gather(
-            jobs,
-            status=COLLECTING,
-            on_done=lambda name, reply: self.remember(name, query, reply.text),
-            on_failure=failed,
-        )
+        try:
+            replies = await self.gather(
+                jobs,
+                status=COLLECTING,
+                on_done=lambda name, reply: self.remember(name, query, reply.text),
+                on_failure=failed,
+            )
+        finally:
+            self.keep_asked_order(list(requests))
         self.record.proposers_s.append(self.timed(started))
         if not replies:
             raise AllProposersFailed("Every proposer failed: " + "; ".join(failures))
