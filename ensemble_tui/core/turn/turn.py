@@ -92,6 +92,7 @@ class TurnRunner:
     tally: tuple[VoteRow, ...] = ()  # a council's, vote's or debate's result, best first
     round: int = 0  # proposal rounds so far (resynthesis and debate rounds count)
     claim_mapping: ClaimMapper | None = None  # draws the claim map beside the final pass
+    reused: dict[str, str] = field(default_factory=dict)  # first proposals already in hand, not asked again
 
     @property
     def prompts(self) -> PromptLibrary:
@@ -245,12 +246,26 @@ class TurnRunner:
         return replies
 
     async def first_answers(self, query: str) -> dict[str, str]:
-        """Every taking-part model answers the query as a proposer."""
-        history = self.history()
-        requests = {
-            name: (self.prompts.proposer_system(name), user_message(history, query)) for name in self.context.proposers
-        }
-        return {name: reply.text for name, reply in (await self.propose(requests, query)).items()}
+        """Every taking-part model answers the query as a proposer; a proposal in `reused`
+        (an earlier run's, for a restyle or an escalation) stands in for its model's call."""
+        reused = {name: self.reused[name] for name in self.context.proposers if name in self.reused}
+        asked = [name for name in self.context.proposers if name not in reused]
+        answers: dict[str, str] = {}
+        if asked:
+            history = self.history()
+            requests = {name: (self.prompts.proposer_system(name), user_message(history, query)) for name in asked}
+            try:
+                answers = {name: reply.text for name, reply in (await self.propose(requests, query)).items()}
+            except AllProposersFailed:
+                if not reused:
+                    raise
+        else:
+            self.round += 1
+        for name, text in reused.items():
+            self.remember(name, query, text)
+        self.keep_asked_order(list(self.context.proposers))
+        merged = {**reused, **answers}
+        return {name: merged[name] for name in self.context.proposers if name in merged}
 
     async def call_parsed(
         self,
