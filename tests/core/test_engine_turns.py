@@ -263,3 +263,22 @@ async def test_the_run_record_lists_answers_in_the_order_the_models_were_asked_n
     record = workspace.archive.turns(workspace.session.id)[-1].record
     (first,) = compare_rounds(record)
     assert [p.author for p in first.proposals] == ["ChatGPT", "Claude", "Gemini"]
+
+
+async def test_proposals_in_hand_are_not_asked_again_and_a_missing_one_is(workspace, scripted, make_engine):
+    from ensemble_tui.core.chat.modes import Style
+
+    scripted["Claude"].scripts["proposer"] = ["fresh B"]
+    scripted["ChatGPT"].scripts["aggregator"] = ["FINAL REPLY:\nmerged"]
+    engine = make_engine()
+    reuse = {"ChatGPT": "kept A", "Gemini": "kept C"}
+    events = [e async for e in engine.run(Mode.ALL, "What is new?", Style.AGGREGATE, reuse=reuse)]
+
+    assert of_type(events, ReplyCommitted)[0].text == "merged"
+    assert scripted["ChatGPT"].calls_as("proposer") == [] and scripted["Gemini"].calls == []
+    assert len(scripted["Claude"].calls_as("proposer")) == 1
+    packet = scripted["ChatGPT"].calls_as("aggregator")[0].messages[-1].text
+    assert all(text in packet for text in ("kept A", "fresh B", "kept C"))
+    record = workspace.archive.turns(workspace.session.id)[-1].record
+    answers = [(a.author, a.text, a.round) for a in record.artifacts if a.kind == "answer"]
+    assert answers == [("ChatGPT", "kept A", 1), ("Claude", "fresh B", 1), ("Gemini", "kept C", 1)]

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import random
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,14 +131,17 @@ class Engine:
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
 
-    async def run(self, mode: RunMode, text: str, style: Style = Style.AGGREGATE) -> AsyncIterator[EngineEvent]:
+    async def run(
+        self, mode: RunMode, text: str, style: Style = Style.AGGREGATE, reuse: Mapping[str, str] | None = None
+    ) -> AsyncIterator[EngineEvent]:
         """Run a turn: `text` is the new input, or empty to redo the last reply.
 
-        `style` decides how a multi-model mode deliberates; single modes ignore it.
+        `style` decides how a multi-model mode deliberates; single modes ignore it. `reuse`
+        holds first proposals already in hand (model -> text): their models are not asked again.
         """
         await self.cancel()
         queue: asyncio.Queue[object] = asyncio.Queue()
-        task = asyncio.create_task(self._turn(mode, text, style, queue.put_nowait))
+        task = asyncio.create_task(self._turn(mode, text, style, queue.put_nowait, dict(reuse or {})))
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
         self._task = task
         try:
@@ -154,7 +157,9 @@ class Engine:
 
     # ----- one turn ----------------------------------------------------------------------------
 
-    async def _turn(self, mode: RunMode, text: str, style: Style, emit: Callable[[EngineEvent], None]) -> None:
+    async def _turn(
+        self, mode: RunMode, text: str, style: Style, emit: Callable[[EngineEvent], None], reuse: dict[str, str]
+    ) -> None:
         workspace = self.workspace
         await self._catch_up(emit)
         session = workspace.session
@@ -177,7 +182,7 @@ class Engine:
             context, left_out = self._context(mode, style, given, emit)
             caller = context.caller
             warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
-            runner = TurnRunner(context, emit, record, failures=left_out)
+            runner = TurnRunner(context, emit, record, failures=left_out, reused=reuse)
             runner.claim_mapping = self._claim_mapping(mode, context, emit)
             reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
             checks, claims = await asyncio.gather(
