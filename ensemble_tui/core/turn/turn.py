@@ -142,7 +142,7 @@ class TurnRunner:
         slots = [i for i, a in enumerate(artifacts) if a.kind == "answer" and a.round == self.round]
         rank = {name: n for n, name in enumerate(asked)}
         ordered = sorted((artifacts[i] for i in slots), key=lambda a: rank.get(a.author, len(rank)))
-        for slot, artifact in zip(slots, ordered):
+        for slot, artifact in zip(slots, ordered, strict=True):
             artifacts[slot] = artifact
 
     def resubmit(self, iteration: int, text: str) -> None:
