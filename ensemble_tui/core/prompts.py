@@ -115,6 +115,15 @@ class PromptLibrary:
         """What is sent after an unreadable map (`ClaimMapRepairPrompt.txt`)."""
         return self._filled("ClaimMapRepairPrompt.txt", {"labels": labels})
 
+    def judge(self, **values: str) -> str:
+        """An eval judge's request (`JudgePrompt.txt`): reference, history, question, answer_1,
+        answer_2, filled in one pass as in `deliberation`."""
+        return self._filled("JudgePrompt.txt", values)
+
+    def judge_repair(self) -> str:
+        """What is sent after an unreadable verdict (`JudgeRepairPrompt.txt`)."""
+        return self._filled("JudgeRepairPrompt.txt", {})
+
     def _filled(self, relative: str, values: dict[str, str]) -> str:
         template = self._read(relative)
         return _FIELD.sub(lambda match: values.get(match.group(1), match.group(0)), template).strip()

@@ -41,6 +41,7 @@ class ArmAnswer(BaseModel):
     latency_s: float = 0.0  # the answer's critical path, first call to final text
     shared_from: str | None = None  # the arm whose proposals this one reused, if any
     calls_saved: int = 0  # proposer calls this arm did not make because it reused another's
+    shared_cost_usd: float = 0.0  # what those reused calls cost `shared_from`: this arm alone would pay it too
     quotes_checked: int = 0  # quotes of the paper in the answer
     quotes_found: int = 0  # …of which the quote checker found in the paper
     failed: str | None = None  # one line, when the arm gave no answer (it then loses no pair: it is left out)
@@ -61,6 +62,9 @@ class Verdict(BaseModel):
     winner: Winner
     cost_usd: float = 0.0
     reason: str = ""  # the judge's one-line reason, kept for the report's reader
+    # One line when no verdict came (unreadable twice, a failed call): `winner` then means nothing
+    # and the statistics skip it; it is kept for its cost and the report's count of lost verdicts.
+    problem: str | None = None
 
 
 class PairOutcome(BaseModel):

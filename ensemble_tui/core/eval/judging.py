@@ -1,0 +1,247 @@
+"""Blind pairwise judging of one question's answers: every arm against every single-model arm,
+each pair shown in both orders, to judges that wrote neither side.
+
+LLM judges prefer the answer shown first (MT-Bench) and their own text (arXiv 2404.13076), so
+a pair is judged twice with the order swapped (stats.py turns a flip into a tie), a judge whose
+provider wrote or shaped either answer abstains, and the judge reads "Answer 1" and "Answer 2"
+with every model and maker name taken out of the texts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from ensemble_tui.core.claims.anonymous import name_pattern, redact
+from ensemble_tui.core.eval.model import ArmAnswer, EvalQuestion, Verdict, Winner
+from ensemble_tui.core.prompts import PromptLibrary
+from ensemble_tui.core.provider import ProviderError
+from ensemble_tui.core.store.home import defaults_root
+from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.core.turn.styles.packet import neutralize_headings
+
+log = logging.getLogger(__name__)
+
+# (provider, system, user_text) -> (reply text, cost in dollars). The caller attaches the
+# question's PDF, if it has one, and keeps the budget: anything it raises other than a
+# ProviderError (the budget cap) stops the question.
+JudgeCall = Callable[[str, str, str], Awaitable[tuple[str, float]]]
+
+STYLE_ARMS = frozenset({"all", "council", "vote", "debate", "auto"})
+_SELF_ARM = re.compile(r"self-\d+", re.IGNORECASE)
+JUDGE_SYSTEM = ""  # the whole instruction is in Prompts/JudgePrompt.txt, which the user may edit
+REASON_CHARS = 300
+HISTORY_MESSAGES = 6  # the last few messages of the chat before the question: enough for "and its second part?"
+CONCURRENT_CALLS = 8
+
+WITH_PAPER = (
+    "The attached paper is the reference: check each answer's claims and quotes against it, and count "
+    "a specific that the paper does not support as a fault."
+)
+WITHOUT_PAPER = (
+    "There is no paper for this question: judge by what is well established, and count a confident "
+    "specific that cannot be checked as a fault."
+)
+
+
+def baseline_arms(arms: Iterable[str]) -> tuple[str, ...]:
+    """The single-model arms (`chatgpt`, `claude`, an added provider): every arm that is neither a
+    style (`all`, `council`, `vote`, `debate`, `auto`) nor `self-K`."""
+    return tuple(arm for arm in arms if arm.casefold() not in STYLE_ARMS and not _SELF_ARM.fullmatch(arm))
+
+
+def authors_of(answer: ArmAnswer) -> set[str]:
+    return {name.casefold() for name in (answer.writer, *answer.contributors) if name}
+
+
+def eligible_judges(one: ArmAnswer, other: ArmAnswer, judges: Iterable[str]) -> tuple[str, ...]:
+    """The judges that wrote or shaped neither answer (a judge prefers its own model's text)."""
+    authors = authors_of(one) | authors_of(other)
+    return tuple(judge for judge in judges if judge.casefold() not in authors)
+
+
+def pairs_to_judge(answers: dict[str, ArmAnswer], baselines: Sequence[str]) -> list[tuple[str, str]]:
+    """Every answered arm against every answered single-model arm, each unordered pair once
+    (`claude` against `gemini` is also `gemini` against `claude`), in the arms' order."""
+    answered = [arm for arm, answer in answers.items() if answer.failed is None]
+    pairs: list[tuple[str, str]] = []
+    seen: set[frozenset[str]] = set()
+    for arm in answered:
+        for baseline in baselines:
+            key = frozenset((arm, baseline))
+            if baseline == arm or baseline not in answered or key in seen:
+                continue
+            seen.add(key)
+            pairs.append((arm, baseline))
+    return pairs
+
+
+class VerdictParseError(ValueError):
+    """The reply does not end with one `WINNER: 1|2|TIE` line."""
+
+
+_MARKUP = re.compile(r"[*_`#>]")
+_WINNER = re.compile(r"winner\s*:\s*(1|2|tie)\s*\.?", re.IGNORECASE)
+_REASON = re.compile(r"^reason\s*:\s*", re.IGNORECASE)
+_WINNERS: dict[str, Winner] = {"1": "first", "2": "second", "tie": "tie"}
+
+
+def parse_verdict(text: str) -> tuple[Winner, str]:
+    """The winner and the one-line reason. Strict: the last non-empty line (bold or code marks
+    aside) must be `WINNER: 1`, `WINNER: 2` or `WINNER: TIE`, and no other line may name one, so
+    a judge that wavers ("WINNER: 1 … on reflection WINNER: 2") is asked again, never guessed."""
+    lines = [_MARKUP.sub("", line).strip() for line in strip_control(text).splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        raise VerdictParseError("the reply was empty")
+    named = [line for line in lines if _WINNER.search(line)]
+    last = _WINNER.fullmatch(lines[-1])
+    if last is None:
+        where = "is not on the last line" if named else "is missing"
+        raise VerdictParseError(f"the line `WINNER: 1`, `WINNER: 2` or `WINNER: TIE` {where}")
+    if len(named) > 1:
+        raise VerdictParseError("more than one line names a winner")
+    reasons = [line for line in lines[:-1] if _REASON.match(line)]
+    reason = _REASON.sub("", reasons[-1] if reasons else (lines[-2] if len(lines) > 1 else ""))
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 1].rstrip() + "…"
+    return _WINNERS[last.group(1).casefold()], reason
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """What one judge reads for one ordered pair; the arms behind it never appear in the text."""
+
+    judge: str
+    first: str
+    second: str
+    text: str
+
+
+def history_text(question: EvalQuestion, names: re.Pattern[str] | None) -> str:
+    """The chat before the question, the replies without names (the user's own words stay)."""
+    if not question.history:
+        return ""
+    lines = ["", "The conversation before the question:"]
+    for message in question.history[-HISTORY_MESSAGES:]:
+        text = message.text if message.role == "user" else redact(message.text, names)
+        who = "Researcher" if message.role == "user" else "Assistant"
+        lines.append(f"{who}: {neutralize_headings(strip_control(text).strip())}")
+    return "\n".join(lines) + "\n"
+
+
+def anonymous_text(text: str, names: re.Pattern[str] | None) -> str:
+    """An answer as a judge reads it: no names, no control characters, no heading that could
+    pass for the packet's own `# Answer 2`."""
+    return neutralize_headings(redact(strip_control(text), names).strip())
+
+
+def judge_requests(
+    question: EvalQuestion,
+    answers: dict[str, ArmAnswer],
+    baselines: Sequence[str],
+    judges: Sequence[str],
+    prompts: PromptLibrary,
+    names: Iterable[str] = (),
+) -> list[JudgeRequest]:
+    """Both orders of every pair, for every judge allowed to read it."""
+    authors = [name for answer in answers.values() for name in (answer.writer, *answer.contributors)]
+    pattern = name_pattern([*judges, *names, *authors])
+    texts = {arm: anonymous_text(answer.text, pattern) for arm, answer in answers.items()}
+    reference = WITH_PAPER if question.pdf else WITHOUT_PAPER
+    history = history_text(question, pattern)
+    requests: list[JudgeRequest] = []
+    for one, other in pairs_to_judge(answers, baselines):
+        for judge in eligible_judges(answers[one], answers[other], judges):
+            for first, second in ((one, other), (other, one)):
+                text = prompts.judge(
+                    reference=reference,
+                    history=history,
+                    question=strip_control(question.text).strip(),
+                    answer_1=texts[first],
+                    answer_2=texts[second],
+                )
+                requests.append(JudgeRequest(judge, first, second, text))
+    return requests
+
+
+def repair_text(request: JudgeRequest, reply: str, problem: str, prompts: PromptLibrary) -> str:
+    """The one repair request: the original request, the judge's own unreadable reply, what was
+    wrong with it (the judge call carries one message, so its earlier reply is quoted)."""
+    return (
+        f"{request.text}\n\n# Your earlier reply\n{neutralize_headings(strip_control(reply).strip())}\n\n"
+        f"{prompts.judge_repair()}\n\nThe problem: {problem}."
+    )
+
+
+async def judge_one(question: EvalQuestion, request: JudgeRequest, call: JudgeCall, prompts: PromptLibrary) -> Verdict:
+    """One ordered pair under one judge, with one repair request if its verdict cannot be read."""
+    cost = 0.0
+    reply = problem = ""
+
+    def verdict(winner: Winner = "tie", reason: str = "", failed: str | None = None) -> Verdict:
+        return Verdict(
+            question_id=question.id,
+            first=request.first,
+            second=request.second,
+            judge=request.judge,
+            winner=winner,
+            cost_usd=cost,
+            reason=reason,
+            problem=failed,
+        )
+
+    for attempt in range(2):
+        text = request.text if attempt == 0 else repair_text(request, reply, problem, prompts)
+        try:
+            reply, spent = await call(request.judge, JUDGE_SYSTEM, text)
+        except ProviderError as exc:
+            log.info("judge %s failed on %s: %s", request.judge, question.id, exc.message)
+            return verdict(failed=f"the judge's call failed: {exc.message}")
+        cost += spent
+        try:
+            winner, reason = parse_verdict(reply)
+        except VerdictParseError as exc:
+            problem = str(exc)
+            continue
+        return verdict(winner, reason)
+    return verdict(failed=f"the verdict could not be read twice ({problem})")
+
+
+async def judge_question(
+    question: EvalQuestion,
+    answers: dict[str, ArmAnswer],
+    baseline_arms: Sequence[str],
+    judges: Sequence[str],
+    call: JudgeCall,
+    *,
+    prompts: PromptLibrary | None = None,
+    names: Iterable[str] = (),
+    concurrency: int = CONCURRENT_CALLS,
+) -> list[Verdict]:
+    """Every verdict on one question's answers, in a stable order (pair, judge, order).
+
+    `prompts`: the home's prompt library (default: the packaged prompts); `names`: more words
+    to take out of the answers, such as the configured model ids (provider labels and makers'
+    names always are). A pair every judge helped write gets no verdict; stats.py reports it.
+    """
+    library = prompts or PromptLibrary(defaults_root() / "Prompts")
+    requests = judge_requests(question, answers, baseline_arms, judges, library, names)
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def gated(request: JudgeRequest) -> Verdict:
+        async with gate:
+            return await judge_one(question, request, call, library)
+
+    tasks = [asyncio.ensure_future(gated(request)) for request in requests]
+    if not tasks:
+        return []
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:  # the budget cap (or a cancel) stops the question: no judge call left running
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,130 @@
+"""The eval's conclusion in plain words, with the small-sample rule: an interval that still
+holds ½ is said to be too few questions to tell, with how many would tell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ensemble_tui.core.eval.stats import ArmRow, EvalSummary
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    headline: str  # what to do, one sentence
+    findings: tuple[str, ...]  # one sentence or two per arm, the strongest case first
+
+
+def arm_name(summary: EvalSummary, arm: str) -> str:
+    """`Claude alone` for a single-model arm (its writer's name), the arm's own name otherwise."""
+    if arm in summary.baselines:
+        row = summary.row(arm)
+        return f"{row.authors[0] if row.authors else arm} alone"
+    return arm
+
+
+def percent(value: float) -> str:
+    return f"{value * 100:.0f}%"
+
+
+def cost_ratio(row: ArmRow, best: ArmRow) -> float | None:
+    if row.cost_per_question is None or not best.cost_per_question:
+        return None
+    return row.cost_per_question / best.cost_per_question
+
+
+def standing(row: ArmRow) -> str:
+    """ "better", "worse" or "unclear": whether the interval leaves ½ out, and on which side."""
+    interval = row.tally.interval
+    if interval is None:
+        return "unclear"
+    if interval[0] > 0.5:
+        return "better"
+    if interval[1] < 0.5:
+        return "worse"
+    return "unclear"
+
+
+def finding(summary: EvalSummary, row: ArmRow) -> str:
+    """ "On your 10 questions, council won 6, tied 2, lost 2 against Claude alone, for 4.1× the
+    cost: …" and, when the interval holds ½, that the sample is too small and what would do."""
+    assert summary.best is not None
+    best = summary.row(summary.best)
+    against = arm_name(summary, summary.best)
+    name = arm_name(summary, row.arm)
+    tally = row.tally
+    if tally.rate is None or tally.interval is None:
+        return f"{name} was not judged against {against}: {why_unjudged(summary, row, against)}"
+    judged = tally.questions
+    scope = f"On your {judged} questions"
+    if judged != summary.questions:
+        scope = f"On {judged} of your {summary.questions} questions"
+    ratio = cost_ratio(row, best)
+    cost = f", for {ratio:.1f}× the cost" if ratio is not None else ""
+    low, high = tally.interval
+    text = (
+        f"{scope}, {name} won {tally.wins}, tied {tally.ties}, lost {tally.losses} against {against}{cost}: "
+        f"a win rate of {percent(tally.rate)} (95% interval {percent(low)}–{percent(high)})."
+    )
+    verdict = standing(row)
+    if verdict == "better":
+        text += f" It is better than {against} on questions like yours."
+    elif verdict == "worse":
+        text += f" It is worse than {against} on questions like yours."
+    else:
+        needed = row.to_tell
+        if needed is None:
+            text += " That is a dead heat: no number of questions would tell them apart at this rate."
+        else:
+            text += (
+                f" That is too few questions to tell: if the rate held, about {needed} questions would tell it "
+                "from an even match."
+            )
+    if row.excluded or row.lost:
+        text += f" ({why_unjudged(summary, row, against)})"
+    return text
+
+
+def why_unjudged(summary: EvalSummary, row: ArmRow, against: str) -> str:
+    parts = []
+    if row.excluded:
+        judges = ", ".join(row.authors) or "its authors"
+        parts.append(
+            f"{row.excluded} question(s) had no judge that did not write part of it or of {against} "
+            f"({judges} did); add a judge from another provider with --judges"
+        )
+    if row.lost:
+        parts.append(f"{row.lost} question(s) lost their verdicts (unreadable replies or failed calls)")
+    if not row.answered:
+        parts.append("it gave no answer")
+    return "; ".join(parts) + "." if parts else "no verdicts."
+
+
+def recommend(summary: EvalSummary) -> Recommendation:
+    """What to use, then the evidence per arm: clearly better arms first, then the unclear, then the worse."""
+    if summary.best is None:
+        return Recommendation("No single-model arm answered, so there is nothing to measure the others against.", ())
+    against = arm_name(summary, summary.best)
+    rows = [row for row in summary.rows if not row.reference]
+    order = {"better": 0, "unclear": 1, "worse": 2}
+    rows.sort(key=lambda row: (order[standing(row)], -(row.tally.rate or 0.0)))
+    findings = tuple(finding(summary, row) for row in rows)
+    better = [row for row in rows if standing(row) == "better"]
+    if better:
+        top = better[0]
+        cheapest = min(better, key=lambda row: row.cost_per_question or 0.0)
+        headline = f"Use {arm_name(summary, top.arm)}: it beat {against} clearly on your questions."
+        if cheapest is not top:
+            headline += f" {arm_name(summary, cheapest.arm)} also did, for less."
+        return Recommendation(headline, findings)
+    unclear = [row for row in rows if standing(row) == "unclear" and row.tally.questions]
+    if unclear:
+        needs = [row.to_tell for row in unclear if row.to_tell is not None]
+        more = f" About {min(needs)} questions would settle the closest call." if needs else ""
+        return Recommendation(
+            f"Stay with {against} for now: no arm beat it clearly on your {summary.questions} questions, "
+            f"and the sample is too small to tell.{more}",
+            findings,
+        )
+    if rows and all(standing(row) == "worse" for row in rows):
+        return Recommendation(f"Stay with {against}: every other arm lost to it on your questions.", findings)
+    return Recommendation(f"Stay with {against}: no other arm could be judged against it.", findings)
