@@ -87,10 +87,10 @@ def finding(summary: EvalSummary, row: ArmRow) -> str:
 def why_unjudged(summary: EvalSummary, row: ArmRow, against: str) -> str:
     parts = []
     if row.excluded:
-        judges = ", ".join(row.authors) or "its authors"
+        judges = ", ".join(summary.judges) or "no judge was named"
         parts.append(
-            f"{row.excluded} question(s) had no judge that did not write part of it or of {against} "
-            f"({judges} did); add a judge from another provider with --judges"
+            f"on {row.excluded} question(s) every judge ({judges}) wrote part of it or of {against}; "
+            "add a judge from another provider with --judges"
         )
     if row.lost:
         parts.append(f"{row.lost} question(s) lost their verdicts (unreadable replies or failed calls)")
@@ -106,7 +106,7 @@ def recommend(summary: EvalSummary) -> Recommendation:
     against = arm_name(summary, summary.best)
     rows = [row for row in summary.rows if not row.reference]
     order = {"better": 0, "unclear": 1, "worse": 2}
-    rows.sort(key=lambda row: (order[standing(row)], -(row.tally.rate or 0.0)))
+    rows.sort(key=lambda row: (not row.tally.questions, order[standing(row)], -(row.tally.rate or 0.0)))
     findings = tuple(finding(summary, row) for row in rows)
     better = [row for row in rows if standing(row) == "better"]
     if better:
@@ -116,15 +116,18 @@ def recommend(summary: EvalSummary) -> Recommendation:
         if cheapest is not top:
             headline += f" {arm_name(summary, cheapest.arm)} also did, for less."
         return Recommendation(headline, findings)
-    unclear = [row for row in rows if standing(row) == "unclear" and row.tally.questions]
+    judged = [row for row in rows if row.tally.questions]
+    unjudged = [arm_name(summary, row.arm) for row in rows if not row.tally.questions]
+    also = f" Not judged: {', '.join(unjudged)}." if unjudged else ""
+    unclear = [row for row in judged if standing(row) == "unclear"]
     if unclear:
         needs = [row.to_tell for row in unclear if row.to_tell is not None]
         more = f" About {min(needs)} questions would settle the closest call." if needs else ""
         return Recommendation(
             f"Stay with {against} for now: no arm beat it clearly on your {summary.questions} questions, "
-            f"and the sample is too small to tell.{more}",
+            f"and the sample is too small to tell.{more}{also}",
             findings,
         )
-    if rows and all(standing(row) == "worse" for row in rows):
-        return Recommendation(f"Stay with {against}: every other arm lost to it on your questions.", findings)
+    if judged:
+        return Recommendation(f"Stay with {against}: every arm judged against it lost.{also}", findings)
     return Recommendation(f"Stay with {against}: no other arm could be judged against it.", findings)

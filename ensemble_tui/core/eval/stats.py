@@ -142,7 +142,7 @@ class ArmRow:
     quotes_found: int = 0
     excluded: int = 0  # questions no judge could grade: every judge wrote part of one side
     lost: int = 0  # questions whose verdicts were all lost (unreadable, failed calls)
-    authors: tuple[str, ...] = ()  # who wrote or shaped its answers, for "add a judge other than …"
+    authors: tuple[str, ...] = ()  # who wrote or shaped its answers (the first: who a single model is)
 
     @property
     def quote_rate(self) -> float | None:
@@ -172,6 +172,7 @@ class Sharing:
 class EvalSummary:
     questions: int
     arms: tuple[str, ...]
+    judges: tuple[str, ...]
     baselines: tuple[str, ...]
     best: str | None
     rows: list[ArmRow]
@@ -258,6 +259,7 @@ def summarize(plan: EvalPlan, answers: Iterable[ArmAnswer], verdicts: Iterable[V
     return EvalSummary(
         questions=len(plan.questions) or len(by_question),
         arms=arms,
+        judges=plan.judges,
         baselines=baselines,
         best=best,
         rows=[rows[arm] for arm in arms],
