@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import asdict
 from html import escape
 from typing import Literal
 
@@ -190,7 +191,7 @@ def as_json(plan: EvalPlan, summary: EvalSummary, advice: Recommendation, verdic
         "recommendation": {"headline": advice.headline, "findings": list(advice.findings)},
         "rules": list(RULES),
         "arms": arms,
-        "sharing": [item.__dict__ for item in summary.sharing],
+        "sharing": [asdict(item) for item in summary.sharing],
         "cost_usd": {
             "answers": summary.answers_cost,
             "judging": summary.judging_cost,
