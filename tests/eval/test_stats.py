@@ -138,6 +138,6 @@ def test_a_pair_no_judge_may_read_is_counted_as_excluded_not_lost():
         answer("q0", "council", writer="Claude", contributors=("ChatGPT", "Claude", "Gemini")),
     ]
     verdicts = both_orders("q0", "claude", "chatgpt", "Gemini", "win")
-    summary = summarize(plan(("chatgpt", "claude", "council"), ("ChatGPT", "Claude", "Gemini"), 1), answers, verdicts)
-    council = summary.row("council")
+    summary = summarize(plan(("chatgpt", "claude", "council"), ("Claude",), 1), answers, verdicts)
+    council = summary.row("council")  # Claude wrote council's reply and Claude alone: no judge is left
     assert (council.excluded, council.lost, council.tally.questions) == (1, 0, 0)

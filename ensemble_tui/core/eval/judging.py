@@ -54,11 +54,14 @@ def baseline_arms(arms: Iterable[str]) -> tuple[str, ...]:
 
 
 def authors_of(answer: ArmAnswer) -> set[str]:
-    return {name.casefold() for name in (answer.writer, *answer.contributors) if name}
+    """Whose answer it is: the provider whose model wrote its final text. An ensemble's final text
+    is its aggregator's (or chairman's) words; the proposers only shaped it. Counting them too would
+    leave no judge for any ensemble arm with the default panel of the three configured models."""
+    return {answer.writer.casefold()} if answer.writer else set()
 
 
 def eligible_judges(one: ArmAnswer, other: ArmAnswer, judges: Iterable[str]) -> tuple[str, ...]:
-    """The judges that wrote or shaped neither answer (a judge prefers its own model's text)."""
+    """The judges that wrote neither answer (a judge prefers its own model's text, arXiv 2404.13076)."""
     authors = authors_of(one) | authors_of(other)
     return tuple(judge for judge in judges if judge.casefold() not in authors)
 

@@ -89,7 +89,7 @@ def why_unjudged(summary: EvalSummary, row: ArmRow, against: str) -> str:
     if row.excluded:
         judges = ", ".join(summary.judges) or "no judge was named"
         parts.append(
-            f"on {row.excluded} question(s) every judge ({judges}) wrote part of it or of {against}; "
+            f"on {row.excluded} question(s) every judge ({judges}) wrote it or {against}; "
             "add a judge from another provider with --judges"
         )
     if row.lost:

@@ -140,7 +140,7 @@ class ArmRow:
     median_latency_s: float | None = None
     quotes_checked: int = 0
     quotes_found: int = 0
-    excluded: int = 0  # questions no judge could grade: every judge wrote part of one side
+    excluded: int = 0  # questions no judge could grade: every judge wrote one side
     lost: int = 0  # questions whose verdicts were all lost (unreadable, failed calls)
     authors: tuple[str, ...] = ()  # who wrote or shaped its answers (the first: who a single model is)
 
