@@ -38,16 +38,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(ask)
     ask.add_argument(
         "--mode",
-        default="all",
+        default=None,  # "all"; None tells --restyle that no mode was asked for
         help=f"which models answer: {', '.join(MODES)}, or the name of a provider added in Configurations/ "
         "(default: all)",
     )
     ask.add_argument(
         "--style",
         choices=STYLES,
-        default="aggregate",
+        default=None,  # "aggregate"
         help="how several models deliberate: the aggregator loop (default), a council with peer ranking, "
         "critique and vote, or a multi-round debate",
+    )
+    ask.add_argument(
+        "--restyle",
+        choices=STYLES,
+        metavar="STYLE",
+        default=None,
+        help=f"redo the last turn in another style ({', '.join(STYLES)}), reusing its proposals: "
+        "no proposer is asked again; takes no QUESTION, --mode or --style",
     )
     ask.add_argument("--new", action="store_true", help="start a new chat first")
     ask.add_argument(
@@ -114,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     question=args.question,
                     mode=args.mode,
                     style=args.style,
+                    restyle=args.restyle,
                     new=args.new,
                     pdf=pdf,
                     demo=demo,

@@ -16,6 +16,7 @@ from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import ModelOutput
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.money import cost_phrase, money
+from ensemble_tui.core.records.restyle import RestylePlan, plan_restyle, saved_line
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
@@ -95,16 +96,19 @@ async def run_ask(
     said: frozenset[str] = frozenset(),
     *,
     as_json: bool = False,
+    restyle: RestylePlan | None = None,
 ) -> int:
     """Print the turn's reply (or, `as_json`, the whole turn as one JSON object); 0 once it is
     saved, 1 if it failed or could not be saved (the reply is printed all the same, and the line
     names the recovery file holding it). `said`: problems printed already (a broken provider
-    file), not repeated when a proposer is left out for them."""
+    file), not repeated when a proposer is left out for them. `restyle`: the proposals a redo
+    reuses (core/records/restyle.py)."""
     unsaved: str | None = None
     outputs: dict[str, ModelOutput] = {}
     simulated = engine.workspace.demo
     before = chat = engine.workspace.session.cost_usd
-    async for event in engine.run(mode, question, style):
+    reuse, reused_from = (restyle.reuse, restyle.reused_from) if restyle is not None else (None, 0)
+    async for event in engine.run(mode, question, style, reuse=reuse, reused_from=reused_from):
         if isinstance(event, ProposalReceived):
             outputs[event.provider] = event.output
         elif isinstance(event, InputRecorded):
@@ -147,6 +151,29 @@ async def run_ask(
     return 1
 
 
+def restyle_conflict(question: str, mode: str | None, style: str | None, new: bool) -> str:
+    """Why `ask --restyle` cannot take these arguments ("" when it can): it redoes the last turn
+    of this chat, in that turn's mode, with no new question."""
+    if question.strip():
+        return "redoes the last turn: it takes no QUESTION"
+    if mode is not None:
+        return "keeps the last turn's mode: leave out --mode"
+    if style is not None:
+        return "is the new style: leave out --style"
+    if new:
+        return "redoes the last turn of this chat: leave out --new"
+    return ""
+
+
+def restyle_plan(workspace: Workspace, style: Style) -> RestylePlan:
+    """The restyle of the current chat's last turn, said on stderr (raises RestyleRefused)."""
+    records = [stored.record for stored in workspace.archive.turns(workspace.session.id)]
+    plan = plan_restyle(workspace.session, records, style)
+    saved = saved_line(plan.calls_saved, plan.reused_from)
+    say(f"restyling the last turn as {style.label}: {saved}", sys.stderr)
+    return plan
+
+
 def last_record(engine: Engine) -> TurnRecord | None:
     """The run record the engine stored with the reply just committed (its calls and costs)."""
     workspace = engine.workspace
@@ -177,14 +204,19 @@ def ask(
     workspace: Workspace,
     *,
     question: str,
-    mode: str,
-    style: str,
+    mode: str | None,
+    style: str | None,
     new: bool,
     pdf: str | None,
     demo: bool,
     as_json: bool = False,
+    restyle: str | None = None,
 ) -> int:
     from ensemble_tui.logs import configure_logging
+
+    if restyle is not None and (conflict := restyle_conflict(question, mode, style, new)):
+        say(f"ensemble-tui: --restyle {conflict}", sys.stderr)
+        return 2
 
     configure_logging(workspace.paths.logs)
     for warning in workspace.warnings:
@@ -206,16 +238,24 @@ def ask(
         except EnsembleError as exc:
             say(f"ensemble-tui: {exc}", sys.stderr)
             return 2
+        plan: RestylePlan | None = None
         try:
-            run_mode = parse_run_mode(mode, workspace.extra_providers)
-        except ValueError as exc:
+            if restyle is not None:
+                plan = restyle_plan(workspace, Style.parse(restyle))
+                run_mode, run_style = plan.mode, plan.style
+            else:
+                run_mode = parse_run_mode(mode or "all", workspace.extra_providers)
+                run_style = Style.parse(style or "aggregate")
+        except (ValueError, EnsembleError) as exc:
             say(f"ensemble-tui: {exc}", sys.stderr)
             return 2
         engine = Engine(workspace)
         try:
             turn = beside_warm_up(
                 workspace,
-                run_ask(engine, run_mode, Style.parse(style), question, sys.stdout, sys.stderr, said, as_json=as_json),
+                run_ask(
+                    engine, run_mode, run_style, question, sys.stdout, sys.stderr, said, as_json=as_json, restyle=plan
+                ),
             )
             return asyncio.run(cancelled_by_signals(alongside_clean_up(workspace, turn, sys.stderr)))
         except (KeyboardInterrupt, asyncio.CancelledError):

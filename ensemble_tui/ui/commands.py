@@ -86,6 +86,7 @@ def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> 
             f"Deliberate this way from the next multi-model turn ({key_name(STYLE_KEYS[style])})",
             partial(app.turn_keys.choose_style, style),
         )
+    yield from restyle_commands(app)
     yield SystemCommand("Cancel the run", "Stop the reply under way; nothing of it is kept", app.turns.cancel)
     for pane_id, label in panes(app.workspace.extra_providers):
         name = escape(label)
@@ -140,6 +141,21 @@ def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> 
         "Open transcript folder", "Show Chats/, where every chat is kept as Markdown", replies.open_transcripts
     )
     yield SystemCommand("Show earlier messages", "Load older messages of a long chat", replies.show_earlier)
+
+
+def restyle_commands(app: PaletteHost) -> Iterator[SystemCommand]:
+    """ "Same turn as Council" and the like: the last turn again in each other style, from its
+    proposals (ui/actions/restyle_actions.py); none when it cannot be restyled."""
+    restyling = app.archive_flow.restyling
+    found = restyling.source()
+    if isinstance(found, str):
+        return
+    for style in restyling.other_styles():
+        yield SystemCommand(
+            f"Same turn as {style.label}",
+            f"Reuse run {found.run}'s {escape(found.mode.label)} proposals; no proposer is asked again",
+            partial(restyling.restyle, style),
+        )
 
 
 def report_commands(app: PaletteHost, screen: ReportScreen) -> Iterator[SystemCommand]:

@@ -48,6 +48,10 @@ class TurnRecord:
     turn_cost_usd: float = 0.0
     session_cost_usd: float = 0.0
     simulated: bool = False  # a demo's run: its costs are what real providers would charge
+    # A run that started from proposals already in hand (a restyle, core/records/restyle.py):
+    # how many proposer calls they stood in for, and the chat's run (1-based) they came from.
+    calls_saved: int = 0
+    reused_from: int = 0  # 0: none, or proposals from outside this chat's runs
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -12,6 +12,7 @@ from typing import Any
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.money import SIMULATED_LABEL, amount, money
+from ensemble_tui.core.records.restyle import saved_line
 from ensemble_tui.core.text.markdown_blocks import nest_headings
 
 MEDAL_MARKS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
@@ -54,6 +55,8 @@ def _summary(record: TurnRecord, page: bool = False) -> str:
     ]
     if timings:
         lines.append("- **Timings:** " + "; ".join(timings))
+    if saved := saved_line(record.calls_saved, record.reused_from):  # a restyle (core/records/restyle.py)
+        lines.append(f"- **Proposals reused:** {saved}")
     return "\n".join(lines)
 
 

@@ -132,16 +132,22 @@ class Engine:
             await asyncio.gather(task, return_exceptions=True)
 
     async def run(
-        self, mode: RunMode, text: str, style: Style = Style.AGGREGATE, reuse: Mapping[str, str] | None = None
+        self,
+        mode: RunMode,
+        text: str,
+        style: Style = Style.AGGREGATE,
+        reuse: Mapping[str, str] | None = None,
+        reused_from: int = 0,
     ) -> AsyncIterator[EngineEvent]:
         """Run a turn: `text` is the new input, or empty to redo the last reply.
 
         `style` decides how a multi-model mode deliberates; single modes ignore it. `reuse`
-        holds first proposals already in hand (model -> text): their models are not asked again.
+        holds first proposals already in hand (model -> text): their models are not asked again;
+        `reused_from` names the chat's run they come from (a restyle's), for the run record.
         """
         await self.cancel()
         queue: asyncio.Queue[object] = asyncio.Queue()
-        task = asyncio.create_task(self._turn(mode, text, style, queue.put_nowait, dict(reuse or {})))
+        task = asyncio.create_task(self._turn(mode, text, style, queue.put_nowait, dict(reuse or {}), reused_from))
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
         self._task = task
         try:
@@ -158,7 +164,13 @@ class Engine:
     # ----- one turn ----------------------------------------------------------------------------
 
     async def _turn(
-        self, mode: RunMode, text: str, style: Style, emit: Callable[[EngineEvent], None], reuse: dict[str, str]
+        self,
+        mode: RunMode,
+        text: str,
+        style: Style,
+        emit: Callable[[EngineEvent], None],
+        reuse: dict[str, str],
+        reused_from: int = 0,
     ) -> None:
         workspace = self.workspace
         await self._catch_up(emit)
@@ -183,6 +195,8 @@ class Engine:
             caller = context.caller
             warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
             runner = TurnRunner(context, emit, record, failures=left_out, reused=reuse)
+            record.calls_saved = sum(name in reuse for name in context.proposers) if mode.is_multi else 0
+            record.reused_from = reused_from if record.calls_saved else 0
             runner.claim_mapping = self._claim_mapping(mode, context, emit)
             reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
             checks, claims = await asyncio.gather(
@@ -215,7 +229,7 @@ class Engine:
             role="assistant",
             text=reply.text,
             sources=list(reply.sources),
-            provenance=self._provenance(runner),
+            provenance=self._provenance(runner, restyled=record.reused_from > 0),
             checks=checks.get(""),
         )
         data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
@@ -283,12 +297,12 @@ class Engine:
             workspace.session = fresh
             emit(reloaded(fresh))
 
-    def _provenance(self, runner: TurnRunner) -> Provenance:
+    def _provenance(self, runner: TurnRunner, restyled: bool = False) -> Provenance:
         """Who wrote the reply, from what the turn collected (kept beside the reply, never sent)."""
         context = runner.context
         participants = self.workspace.participants(context.mode)
         names = (*participants, context.aggregator, *(row.author for row in runner.tally))
-        return describe(
+        provenance = describe(
             context.mode,
             context.style,
             {name: context.caller.model_for(name) for name in names if name in self.workspace.configs},
@@ -298,6 +312,7 @@ class Engine:
             aggregator=context.aggregator,
             tally=runner.tally,
         )
+        return provenance.model_copy(update={"line": f"{provenance.line} · restyled"}) if restyled else provenance
 
     def _context(
         self, mode: RunMode, style: Style, given: TurnInput, emit: Callable[[EngineEvent], None]

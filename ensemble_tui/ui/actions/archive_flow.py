@@ -18,13 +18,16 @@ from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.store.archive import StoredTurn
 from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui.actions.restyle_actions import Restyling
 from ensemble_tui.ui.chat_log.rendering import display_path
 from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.turns.turn_controller import TurnController
 
 if TYPE_CHECKING:  # imported when first used (see above)
     from ensemble_tui.core.records.export import ExportFormat
+    from ensemble_tui.ui.chat_log.chat_view import NoticeKind
     from ensemble_tui.ui.screens.report import ReportScreen
+    from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,7 @@ class ArchiveHost(Protocol):
 
     workspace: Workspace
     turns: TurnController
+    turn_keys: TurnKeys  # a restyle chooses its style as F6-F9 do
     chat_id: str
 
     @property
@@ -44,6 +48,7 @@ class ArchiveHost(Protocol):
     def show_session(self) -> None: ...
     def show_pane(self, pane_id: str) -> None: ...
     def say(self, text: str) -> None: ...
+    def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
     def notify(self, message: str, **kwargs: Any) -> None: ...
     def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
     def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
@@ -54,6 +59,7 @@ class ArchiveFlow:
 
     def __init__(self, host: ArchiveHost) -> None:
         self.host = host
+        self.restyling = Restyling(host)  # the same turn in another style (palette, Compare's `r`)
 
     def _archive_failed(self, what: str, exc: Exception) -> None:
         log.warning("%s: %s", what, exc)
@@ -98,7 +104,14 @@ class ArchiveFlow:
             return
         workspace = self.host.workspace
         pdf = workspace.session.pdf_path
-        self.host.push_screen(CompareScreen(rounds, Path(pdf) if pdf else None, workspace.paths.cache))
+        self.host.push_screen(CompareScreen(rounds, Path(pdf) if pdf else None, workspace.paths.cache), self._compared)
+
+    def _compared(self, result: str | None) -> None:
+        """Compare closed; with `r`, the turn is restyled (the styles to pick from come next)."""
+        from ensemble_tui.ui.screens.compare import RESTYLE
+
+        if result == RESTYLE:
+            self.restyling.pick()
 
     def export_requested(self, message: ReportScreen.ExportRequested) -> None:
         """The report screen's `e` (and its palette entries): this run, or the whole chat."""

@@ -91,7 +91,10 @@ class CompareColumn(VerticalScroll):
             screen.follow(self)
 
 
-class CompareScreen(Screen[None]):
+RESTYLE = "restyle"  # what Compare's `r` closes with: the app restyles the turn (ui/actions/restyle_actions.py)
+
+
+class CompareScreen(Screen[str | None]):
     """Shows `rounds` (from core.compare.compare_rounds), starting with the last round."""
 
     BINDINGS = [
@@ -100,6 +103,7 @@ class CompareScreen(Screen[None]):
         Binding("left", "step(-1)", "Previous round", priority=True, id="compare.previous"),
         Binding("right", "step(1)", "Next round", priority=True, id="compare.next"),
         Binding("l", "toggle_layout", "Layout", id="compare.layout", tooltip="Side by side or stacked"),
+        Binding("r", "restyle", "Restyle", id="compare.restyle", tooltip="This turn again in another style"),
     ]
 
     def __init__(self, rounds: Sequence[CompareRound], pdf: Path | None, cache_dir: Path) -> None:
@@ -216,3 +220,7 @@ class CompareScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_restyle(self) -> None:
+        """Close, asking the app for the last turn in another style from these proposals."""
+        self.dismiss(RESTYLE)

@@ -108,10 +108,11 @@ class TurnController(Widget):
     def busy_message(self) -> str:
         return f"A reply is under way: {self.host.cancel_key} cancels it."
 
-    def start(self, mode: RunMode, text: str) -> None:
+    def start(self, mode: RunMode, text: str, reuse: dict[str, str] | None = None, reused_from: int = 0) -> None:
+        """`reuse`: first proposals in hand (a restyle, ui/actions/restyle_actions.py)."""
         host = self.host
         self._run_counter += 1
-        turn = ActiveTurn(self._run_counter, mode, text, host.style)
+        turn = ActiveTurn(self._run_counter, mode, text, host.style, reuse=dict(reuse or {}), reused_from=reused_from)
         host.default_mode = mode
         self._review_notice = None
         host.show_pane("chat")
@@ -123,7 +124,7 @@ class TurnController(Widget):
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _drive(self, turn: ActiveTurn) -> None:
         """Run one turn and forward its events; starting another turn cancels this worker."""
-        async for event in self.host.engine.run(turn.mode, turn.text, turn.style):
+        async for event in self.host.engine.run(turn.mode, turn.text, turn.style, turn.reuse, turn.reused_from):
             self.post_message(TurnEventPosted(turn.run_id, event))
 
     def cancel(self) -> None:

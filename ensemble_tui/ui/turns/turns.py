@@ -53,6 +53,8 @@ class ActiveTurn:
     withdrawn: ChatMessage | None = None  # the reply a redo took off the chat, given back on a cancel
     resubmissions_from: int | None = None  # the resubmissions' length before this turn's
     vote_notice: Widget | None = None  # the tally shown while the run goes on
+    reuse: dict[str, str] = field(default_factory=dict)  # a restyle's proposals in hand (Engine.run)
+    reused_from: int = 0  # the chat's run they come from
 
     @property
     def label(self) -> str:

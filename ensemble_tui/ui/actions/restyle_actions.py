@@ -1,0 +1,111 @@
+"""The same turn in another style, in the app: the palette's "Same turn as ..." and Compare's `r`.
+
+A collaborator of the app's ArchiveFlow (it reads the run archive). The core finds the last turn
+and its first proposals (core/records/restyle.py); this starts the redo that reuses them through
+the TurnController, so the new reply replaces the last one exactly as a redo's does, and only
+the new style's own calls are made. The style chosen becomes the chat's, as F6-F9 would make it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ensemble_tui.core.chat.modes import Style
+from ensemble_tui.core.chat.session import SessionData
+from ensemble_tui.core.records.restyle import RestyleRefused, RestyleSource, restyle_source
+from ensemble_tui.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from ensemble_tui.ui.chat_log.chat_view import NoticeKind
+    from ensemble_tui.ui.turns.turn_controller import TurnController
+    from ensemble_tui.ui.turns.turn_keys import TurnKeys
+
+log = logging.getLogger(__name__)
+
+
+class RestyleHost(Protocol):
+    """What a restyle needs of the app."""
+
+    workspace: Workspace
+    turns: TurnController
+    turn_keys: TurnKeys
+
+    def say(self, text: str) -> None: ...
+    def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
+    def notify(self, message: str, **kwargs: Any) -> None: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+
+
+def source_line(source: RestyleSource) -> str:
+    """ "run 3 · All · Aggregator · 3 proposals", for the picker's title and the palette's help."""
+    count = len(source.proposals)
+    return f"run {source.run} · {source.mode.label} · {source.style.label} · {count} proposal{'s' * (count != 1)}"
+
+
+class Restyling:
+    """Finds the last turn's proposals (cached until the chat changes) and restyles it."""
+
+    def __init__(self, host: RestyleHost) -> None:
+        self.host = host
+        self._cached: tuple[SessionData, int, RestyleSource | str] | None = None
+
+    def source(self) -> RestyleSource | str:
+        """The last turn's run and proposals, or the one line saying why it cannot be restyled.
+
+        The palette asks on every key typed, so the answer is kept until the chat changes (every
+        commit, reload or reopen makes a new session object)."""
+        session = self.host.workspace.session
+        cached = self._cached
+        if cached is not None and cached[0] is session and cached[1] == len(session.history):
+            return cached[2]
+        try:
+            records = [stored.record for stored in self.host.workspace.archive.turns(session.id)]
+        except sqlite3.Error as exc:  # not cached: the next ask tries again
+            log.warning("reading the run archive for a restyle: %s", exc)
+            return f"Cannot read the run archive: {exc}"
+        try:
+            found: RestyleSource | str = restyle_source(session, records)
+        except RestyleRefused as exc:
+            found = str(exc)
+        self._cached = (session, len(session.history), found)
+        return found
+
+    def other_styles(self) -> list[Style]:
+        """The styles the last turn can be restyled in (all but its own); none when it cannot."""
+        found = self.source()
+        return [] if isinstance(found, str) else [style for style in Style if style is not found.style]
+
+    def pick(self) -> None:
+        """Compare's `r`: the other styles in a list; the one chosen runs."""
+        from ensemble_tui.ui.screens.restyle_picker import RestylePicker
+
+        found = self.source()
+        if isinstance(found, str):
+            self.host.say(found)
+            return
+        title = f"Same turn in another style · {source_line(found)}\nNo proposer is asked again. Enter picks, Esc closes."
+        styles = [style for style in Style if style is not found.style]
+        self.host.push_screen(RestylePicker(styles, title), self._picked)
+
+    def _picked(self, style: Style | None) -> None:
+        if style is not None:
+            self.restyle(style)
+
+    def restyle(self, style: Style) -> None:
+        """Redo the last turn in `style` from its proposals; the reply replaces the last one."""
+        host = self.host
+        if host.turns.turn is not None:
+            host.notify(host.turns.busy_message(), severity="warning", markup=False)
+            return
+        found = self.source()
+        if isinstance(found, str):
+            host.say(found)
+            return
+        if (refused := host.workspace.refusal(found.mode)) is not None:  # before the old reply is withdrawn
+            host.add_notice(refused, "error")
+            return
+        host.turn_keys.choose_style(style)
+        host.turns.start(found.mode, "", reuse=found.proposals, reused_from=found.run)
+        host.say(f"Restyling {source_line(found)} as {style.label}: no proposer is asked again.")
