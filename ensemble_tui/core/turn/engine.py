@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.chat.modes import RunMode, Style
+from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import (
@@ -37,6 +37,7 @@ from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
 from ensemble_tui.core.store.session_store import TranscriptError, TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.core.turn.auto import auto_provenance, run_auto
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
 from ensemble_tui.core.turn.claim_mapping import LEFT_OUT, ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
@@ -184,7 +185,10 @@ class Engine:
             warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
             runner = TurnRunner(context, emit, record, failures=left_out, reused=reuse)
             runner.claim_mapping = self._claim_mapping(mode, context, emit)
-            reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
+            if mode is Mode.AUTO:
+                reply = await run_auto(runner, given.query)
+            else:
+                reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
             checks, claims = await asyncio.gather(
                 self._check_quotes(reply.text, runner, warming, record, emit), self._settle_map(runner)
             )
@@ -288,7 +292,7 @@ class Engine:
         context = runner.context
         participants = self.workspace.participants(context.mode)
         names = (*participants, context.aggregator, *(row.author for row in runner.tally))
-        return describe(
+        provenance = describe(
             context.mode,
             context.style,
             {name: context.caller.model_for(name) for name in names if name in self.workspace.configs},
@@ -298,6 +302,7 @@ class Engine:
             aggregator=context.aggregator,
             tally=runner.tally,
         )
+        return auto_provenance(runner.record, provenance) if context.mode is Mode.AUTO else provenance
 
     def _context(
         self, mode: RunMode, style: Style, given: TurnInput, emit: Callable[[EngineEvent], None]
