@@ -142,7 +142,8 @@ def _question(user_text: str) -> str:
 def proposal(name: str, user_text: str, *, misquote: bool = False) -> str:
     return (
         f"**Simulated {name} reply** - demo mode, no real model was called.\n\n"
-        f"You asked: \u201c{_question(user_text)}\u201d. With a real API key, {name} would answer here, "
+        # The question is echoed without quotation marks: the quote checker would look for it in the paper.
+        f"You asked: {_question(user_text)}\n\nWith a real API key, {name} would answer here, "
         "reading the attached PDF and searching the web. The sources below are placeholders.\n\n"
         + planted_claims(name, misquote=misquote)
     )

@@ -211,7 +211,6 @@ async def _judge(runner: TurnRunner, mapping: ClaimMapping, answers: dict[str, R
     claim_map, checks = await asyncio.gather(
         mapping.settle(runner, wait_s), quote_checks.check_texts(texts, mapping.pdf, mapping.cache_dir)
     )
-    question = _norm(runner.context.query)
     missing_checked: set[str] = set()
     verified: dict[str, int] = {}
     for key, found in checks.items():
@@ -219,9 +218,7 @@ async def _judge(runner: TurnRunner, mapping: ClaimMapping, answers: dict[str, R
             continue
         quotes = found.get("quotes", [])
         verified[key] = sum(1 for quote in quotes if quote.get("page") is not None)
-        # An answer quoting the question back is not quoting the paper: not held against it.
-        unplaced = {_norm(q["text"]) for q in quotes if q.get("page") is None}
-        missing_checked |= {text for text in unplaced if text not in question}
+        missing_checked |= {_norm(q["text"]) for q in quotes if q.get("page") is None}
         missing_checked |= {_norm(r["text"]) for r in found.get("references", []) if r.get("found") is False}
     missing_mapped: set[str] = set()
     if claim_map is not None:
