@@ -4,6 +4,10 @@ under the reply says so; a HERON question (the demo's disagreeing one) escalates
 
 from __future__ import annotations
 
+import json
+
+from textual.widgets import Select
+
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator.demo import DemoSimulator, role_of
@@ -52,3 +56,16 @@ async def test_auto_is_listed_with_its_key_in_help_and_the_palette(workspace, ch
     async with app.run_test(size=SIZE):
         (auto,) = [c for c in app.get_system_commands(app.screen) if c.title == "Send with Auto"]
         assert "(F11)" in auto.help
+
+
+async def test_who_auto_asks_first_is_chosen_in_settings_and_saved(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("settings")
+        await pilot.pause()
+        select = app.query_one("#auto-pair", Select)
+        assert select.value == "samples"
+        select.value = "two-models"
+        await pilot.pause()
+        assert json.loads(workspace.paths.settings_file.read_text())["auto_pair"] == "two-models"
+        assert workspace.settings.auto_pair == "two-models"
