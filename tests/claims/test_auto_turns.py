@@ -67,6 +67,9 @@ def test_auto_is_a_mode_ask_and_the_keys_can_name():
 async def test_an_agreeing_question_is_answered_in_two_calls_plus_the_map(engine, workspace, demo):
     reply = await run(engine, AGREEING)
 
+    record = last_record(workspace)
+    why = (auto_outcome(record), [(c.provider, c.role, c.outcome) for c in record.calls])
+    assert reply.message.provenance.line.startswith("auto · 2 calls · agreed"), why
     calls = last_record(workspace).calls
     assert [(c.provider, c.role) for c in calls if c.role != "mapper"] == [("ChatGPT", "proposer")] * 2
     assert len([c for c in calls if c.role == "mapper"]) == 1

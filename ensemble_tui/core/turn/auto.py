@@ -256,28 +256,31 @@ async def _escalate(
     """The full turn in the runner's style, the pair's answers standing in for their models'
     first proposals (one per model: a model's better sample)."""
     proposers = runner.context.proposers
-    reused: dict[str, str] = {}
-    set_aside: list[str] = []
+    reused: dict[str, str] = {}  # provider -> its answer
+    reused_keys: list[str] = []
+    set_aside: dict[str, str] = {}  # the answer's key -> the name the user sees it under
     for key in sorted(answers, key=lambda k: -verified.get(k, 0)):  # stable: the first sample on a tie
         provider = pair.provider_of(key) if pair is not None else key
         if provider in proposers and provider not in reused:
             reused[provider] = answers[key].text
-        else:
-            set_aside.append(key)
+            reused_keys.append(key)
+        else:  # a model's other sample keeps the second sample's name, whichever came first
+            set_aside[key] = SECOND_SAMPLE.format(provider) if provider in reused else key
     # The reused answers come back as the full turn's first proposals (first_answers records
     # them again), so the pair's round is that round: its copies leave the record; a sample set
     # aside stays, under its own kind, so Compare never shows it as a proposal the turn read.
     artifacts = runner.record.artifacts
     for artifact in [a for a in artifacts if a.kind == "answer" and a.round == runner.round]:
-        if artifact.author in reused:
+        if artifact.author in reused_keys:
             artifacts.remove(artifact)
         elif artifact.author in set_aside:
-            artifact.kind = "auto-sample"
+            artifact.kind, artifact.author = "auto-sample", set_aside[artifact.author]
     runner.round = 0
     runner.reused.update(reused)
     style = runner.context.style
     saved = f"; {plural(len(reused), 'answer')} reused, no new call for " + ", ".join(reused) if reused else ""
-    aside = f"; {', '.join(set_aside)} set aside (a second sample has no author to revise it)" if set_aside else ""
+    names = ", ".join(set_aside.values())
+    aside = f"; {names} set aside (a second sample has no author to revise it)" if set_aside else ""
     asked = _pair_phrase(pair) if pair is not None and answers else "no pair"
     _note(
         runner,
@@ -287,7 +290,7 @@ async def _escalate(
         pair=pair,
         calls=len(answers),
         reused=list(reused),
-        set_aside=set_aside,
+        set_aside=list(set_aside.values()),
     )
     runner.emit(StatusChanged(f"Auto escalated ({why}): asking the others…", answered=tuple(reused)))
     return await STYLES[style].run(runner, query)
