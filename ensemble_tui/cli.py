@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ensemble_tui import __version__, export_command, files_command, trust_command
 from ensemble_tui.bootstrap import collector_hold, open_workspace, shut_down
 
-MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all")
+MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all", "auto")
 STYLES = ("aggregate", "council", "vote", "debate")
 # Commands that only read the home: they open it as it is and write nothing (not even a new home).
 READ_ONLY_COMMANDS = ("history", "export")
@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode",
         default=None,  # "all"; None tells --restyle that no mode was asked for
         help=f"which models answer: {', '.join(MODES)}, or the name of a provider added in Configurations/ "
-        "(default: all)",
+        "(default: all). auto: the cheapest strong model answers twice, and the full All turn runs only "
+        "if the two answers disagree",
     )
     ask.add_argument(
         "--style",

@@ -9,10 +9,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ensemble_tui.core.config import ProviderConfig
+from ensemble_tui.core.config import PROVIDERS, ProviderConfig
 from ensemble_tui.core.store.atomic import aside_path, atomic_write_json
 
 ReasoningSetting = Literal["off", "low", "medium", "high"]
+AutoPair = Literal["samples", "two-models"]
 
 
 class Settings(BaseModel):
@@ -35,6 +36,11 @@ class Settings(BaseModel):
     # (None: the aggregator, with its selected model; any configured provider may be chosen).
     claim_map: bool = True
     claim_mapper: str | None = Field(default=None, min_length=1)
+    # Auto mode (issue 27 §3): the providers trusted to answer alone when two answers agree (the
+    # cheapest of them, by its selected model's configured prices, answers first), and whether
+    # that is two samples of the cheapest, or the two cheapest answering once each.
+    strong: list[str] = Field(default_factory=lambda: list(PROVIDERS))
+    auto_pair: AutoPair = "samples"
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
         """The selected model id for `provider`, falling back to its configured default."""

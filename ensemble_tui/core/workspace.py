@@ -105,8 +105,9 @@ class Workspace:
         return tuple(label for label in self.configs if label not in PROVIDERS)
 
     def participants(self, mode: RunMode) -> tuple[str, ...]:
-        """Who answers in `mode`: "All" adds every extra provider that joins it."""
-        if mode is Mode.ALL:
+        """Who answers in `mode`: "All" (and "Auto", which may escalate to it) adds every extra
+        provider that joins it."""
+        if mode in (Mode.ALL, Mode.AUTO):
             return mode.providers + tuple(p for p in self.extra_providers if self.configs[p].joins_all)
         return mode.providers
 

@@ -15,17 +15,21 @@ import json
 import random
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
 from ensemble_tui.simulator.demo_account import CHANGING, DemoAccount, account_file
-from ensemble_tui.simulator.demo_claims import MAP_MARK, planted_claims, scripted_map
+from ensemble_tui.simulator.demo_claims import MAP_MARK, disagrees, planted_claims, scripted_map
 from ensemble_tui.simulator.script import Citation, Fault, ProviderScript, RecordedRequest, ScriptedReply
 from ensemble_tui.simulator.server import Simulator
 from ensemble_tui.simulator.wire import HttpReply
 
+# The same proposal request again within this long is a second sample (auto mode sends two
+# together): on a HERON question it misquotes the figure (demo_claims.disagrees).
+SAMPLE_WINDOW_S = 2.0
 PACKET_MARK = "# Proposed Reply 1:"  # the core's packet heading: the request is an aggregation
 # Phrases of the core's requests and shipped prompts, checked in order, that tell a request's role.
 ROLE_MARKERS: tuple[tuple[str, str], ...] = (
@@ -60,6 +64,7 @@ class DemoSimulator(Simulator):
         super().__init__()
         self._random = random.Random(seed)
         self._random_lock = threading.Lock()
+        self._asked: dict[tuple[str, str], float] = {}  # (provider, request text) -> when last asked
         self.latency = latency
         for name, script in self.scripts.items():
             script.default = self._responder(name)
@@ -84,6 +89,17 @@ class DemoSimulator(Simulator):
         with self._random_lock:
             return self._random.uniform(*self.latency)
 
+    def _misquotes(self, name: str, asked: str) -> bool:
+        """Whether this proposal gives the wrong figure: on a HERON question, Gemini's, and a
+        second sample's (the same request seen moments before, as auto's two samples are sent)."""
+        if not disagrees(_question(asked)):
+            return False
+        now = time.monotonic()
+        with self._random_lock:
+            before = self._asked.get((name, asked))
+            self._asked[(name, asked)] = now
+        return name == "Gemini" or (before is not None and now - before < SAMPLE_WINDOW_S)
+
     def _responder(self, provider: str) -> Callable[[RecordedRequest], ScriptedReply]:
         name = NAMES.get(provider, provider)
 
@@ -99,7 +115,7 @@ class DemoSimulator(Simulator):
             elif role in STYLE_REPLIES:
                 text = STYLE_REPLIES[role](name, asked)
             else:
-                text = proposal(name, asked)
+                text = proposal(name, asked, misquote=self._misquotes(name, asked))
             return ScriptedReply(text, citations=DEMO_SOURCES, latency_s=self._pause())
 
         return respond
@@ -123,12 +139,13 @@ def _question(user_text: str) -> str:
     return flat if len(flat) <= 120 else flat[:119] + "…"
 
 
-def proposal(name: str, user_text: str) -> str:
+def proposal(name: str, user_text: str, *, misquote: bool = False) -> str:
     return (
         f"**Simulated {name} reply** - demo mode, no real model was called.\n\n"
-        f"You asked: \u201c{_question(user_text)}\u201d. With a real API key, {name} would answer here, "
+        # The question is echoed without quotation marks: the quote checker would look for it in the paper.
+        f"You asked: {_question(user_text)}\n\nWith a real API key, {name} would answer here, "
         "reading the attached PDF and searching the web. The sources below are placeholders.\n\n"
-        + planted_claims(name)
+        + planted_claims(name, misquote=misquote)
     )
 
 

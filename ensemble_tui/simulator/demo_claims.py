@@ -1,7 +1,7 @@
 """The demo's planted contradiction and the scripted claim map that reports it.
 
 Two demo proposers disagree on a figure of `sample.pdf`: ChatGPT quotes the paper correctly
-(87 of 120), Claude misquotes it (92); the others say nothing of it. Every demo proposal also
+(87 of 120), Claude misquotes it (92); the others say nothing of it (but see `disagrees`). Every demo proposal also
 makes two claims all agree on, each quoting the paper, and Gemini one claim of its own. The
 scripted map is read from the mapper's own request (which letter holds which words), never from
 a counter or a name, so it is right whatever the shuffle: one disputed claim with ✓ on one side
@@ -22,12 +22,23 @@ DEBATE_QUOTE = "Debate was the most expensive method because every round resends
 STABLE = "peer ranking was the most stable method across repeated runs"
 
 FIGURES = {"ChatGPT": RIGHT_QUOTE, "Claude": WRONG_QUOTE}
+# Auto mode's disagreeing question: one that names HERON (any case). There a model's second
+# sample, and Gemini, misquote the figure too, so the two first answers of `--mode auto` disagree
+# whether they are two samples or two models; any other question, they agree.
+DISAGREE_WORD = "heron"
 
 
-def planted_claims(name: str) -> str:
-    """The claims a demo proposal (or revision) by `name` makes, quoting the paper."""
+def disagrees(question: str) -> bool:
+    return DISAGREE_WORD in question.lower()
+
+
+def planted_claims(name: str, *, misquote: bool = False) -> str:
+    """The claims a demo proposal (or revision) by `name` makes, quoting the paper; `misquote`:
+    it gives the wrong figure, whoever it is."""
     lines = []
-    if name in FIGURES:
+    if misquote:
+        lines.append(f'On the HERON-7 benchmark, "{WRONG_QUOTE}" (p. 1).')
+    elif name in FIGURES:
         lines.append(f'On the HERON-7 benchmark, "{FIGURES[name]}" (p. 1).')
     lines.append(f'Anonymity matters: "{ANONYMOUS_QUOTE}" (p. 1).')
     lines.append(f'Debate is the costly style: "{DEBATE_QUOTE}" (p. 2).')
@@ -97,8 +108,10 @@ def scripted_map(user_text: str) -> str:
             ["p. 2"],
         )
     )
-    stable = [_stance(letter, "supports" if STABLE in text else "silent", STABLE if STABLE in text else "")
-              for letter, text in answers.items()]
+    stable = [
+        _stance(letter, "supports" if STABLE in text else "silent", STABLE if STABLE in text else "")
+        for letter, text in answers.items()
+    ]
     if any(s["stance"] == "supports" for s in stable):
         claims.append(_claim("Peer ranking was the most stable method.", stable, []))
     return json.dumps({"claims": claims}, indent=2)

@@ -19,6 +19,8 @@ Keys were chosen for what terminals actually deliver, tmux included (checked wit
   Ctrl+H is Backspace in many terminals, Ctrl+S/Ctrl+Q are flow control outside raw mode).
   Ctrl+F (compare the proposals) is free there too: TextArea binds Ctrl+A/C/D/E/K/U/V/W/X/Y/Z,
   and no terminal or tmux default takes it.
+- F11 (Auto, beside All on F5): the one plain function key left. Some terminals take it for full
+  screen; there the Auto button, the palette or Configurations/Keymap.json (`mode.auto`) serve.
 - F10 (the claim map): every free Ctrl+letter is taken (by the question box, the terminal or
   the bindings above); function keys arrive everywhere, tmux included.
 """
@@ -35,6 +37,7 @@ MODE_KEYS: dict[Mode, str] = {
     Mode.GEMINI: "f3",
     Mode.CHATGPT_GEMINI: "f4",
     Mode.ALL: "f5",
+    Mode.AUTO: "f11",
 }
 STYLE_KEYS: dict[Style, str] = {
     Style.AGGREGATE: "f6",
@@ -78,6 +81,10 @@ def key_name(keys: str) -> str:
     )
 
 
+AUTO_WHAT = "the cheapest strong model answers twice; All runs on top only if the two disagree"
+AUTO_HINT = f"{AUTO_WHAT[0].upper()}{AUTO_WHAT[1:]} ({key_name(MODE_KEYS[Mode.AUTO])})"
+
+
 def help_binding() -> Binding:
     return Binding(
         HELP_KEY,
@@ -96,7 +103,7 @@ def mode_binding(mode: Mode) -> Binding:
         mode.label,
         show=False,  # the mode buttons just above the footer show these (issue 25 §4)
         id=f"mode.{mode.value}",
-        tooltip=f"Send with {mode.label}",
+        tooltip=f"Send with {mode.label}" + (f": {AUTO_WHAT}" if mode is Mode.AUTO else ""),
     )
 
 

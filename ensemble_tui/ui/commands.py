@@ -19,7 +19,7 @@ from textual.markup import escape
 from textual.screen import Screen
 
 from ensemble_tui.core.chat.modes import Mode, Style
-from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, HELP_KEY, STYLE_KEYS, key_name
+from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, AUTO_HINT, HELP_KEY, STYLE_KEYS, key_name
 from ensemble_tui.ui.panes import panes
 
 if TYPE_CHECKING:
@@ -70,7 +70,9 @@ def palette_commands(app: PaletteHost, screen: Screen[object] | None = None) -> 
     for mode in Mode:
         yield SystemCommand(
             f"Send with {mode.label}",
-            f"Ask {', '.join(mode.providers)} (an empty input redoes the last reply)",
+            AUTO_HINT
+            if mode is Mode.AUTO
+            else f"Ask {', '.join(mode.providers)} (an empty input redoes the last reply)",
             partial(app.turn_keys.send, mode.value),
         )
     for slot, provider in enumerate(app.workspace.extra_providers):

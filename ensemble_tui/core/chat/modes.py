@@ -33,6 +33,8 @@ class Mode(_Labelled):
     GEMINI = "gemini"
     CHATGPT_GEMINI = "chatgpt-gemini"
     ALL = "all"
+    # The cheapest strong model answers twice; All runs only if the two disagree (core/turn/auto.py).
+    AUTO = "auto"
 
     @property
     def providers(self) -> tuple[str, ...]:
@@ -91,6 +93,7 @@ _MODE_PROVIDERS: dict[Mode, tuple[str, ...]] = {
     Mode.GEMINI: ("Gemini",),
     Mode.CHATGPT_GEMINI: ("ChatGPT", "Gemini"),
     Mode.ALL: ("ChatGPT", "Claude", "Gemini"),
+    Mode.AUTO: ("ChatGPT", "Claude", "Gemini"),  # the pair comes from these; an escalation asks them all
 }
 
 _MODE_LABELS: dict[Mode, str] = {
@@ -99,6 +102,7 @@ _MODE_LABELS: dict[Mode, str] = {
     Mode.GEMINI: "Gemini",
     Mode.CHATGPT_GEMINI: "ChatGPT & Gemini",
     Mode.ALL: "All",
+    Mode.AUTO: "Auto",
 }
 
 

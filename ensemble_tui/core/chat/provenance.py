@@ -85,3 +85,19 @@ def describe(
         parts.append(style.label)
     parts += [f"{name} failed: {short_reason(name, reason)}" for name, reason in failures.items()]
     return Provenance(line=" · ".join(parts), style=style.value if tally else None, tally=list(tally))
+
+
+AUTO_PREFIX = "auto"
+
+
+def auto_agreed(calls: int, who: str) -> Provenance:
+    """An auto turn whose two answers agreed: `auto · 2 calls · agreed · gpt-5 ×2`."""
+    return Provenance(line=" · ".join([AUTO_PREFIX, f"{calls} calls", "agreed", who]))
+
+
+def auto_escalated(why: str, full: Provenance) -> Provenance:
+    """An auto turn that ran the full turn on top: `auto · escalated: 1 disputed claim`, then
+    what the full turn's own line says after its mode (`aggregator gpt-5 · 3 of 3 proposals`)."""
+    _, _, rest = full.line.partition(" · ")
+    line = " · ".join(part for part in (AUTO_PREFIX, f"escalated: {why}", rest) if part)
+    return full.model_copy(update={"line": line})

@@ -168,8 +168,13 @@ def turn_report(record: TurnRecord, page: bool = False) -> list[ReportSection]:
     for artifact in record.artifacts:
         by_kind.setdefault(artifact.kind, []).append(artifact)
     sections = [ReportSection("Summary", _summary(record, page)), ReportSection("Calls", _calls(record))]
+    for auto in by_kind.get("auto", []):  # what auto mode decided, and why (core/turn/auto.py)
+        sections.append(ReportSection("Auto", auto.text))
     if answers := by_kind.get("answer"):
         sections.append(ReportSection("Answers", _texts(answers, lambda a: f"{a.author} · round {a.round}", page)))
+    if aside := by_kind.get("auto-sample"):
+        title = "Set aside by auto"
+        sections.append(ReportSection(title, _texts(aside, lambda a: f"{a.author} · not sent to any model", page)))
     if resubmissions := by_kind.get("resubmission"):
         title = "Resubmissions"
         sections.append(ReportSection(title, _texts(resubmissions, lambda a: f"Request {a.round}", page)))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.chat.modes import RunMode, Style
+from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import (
@@ -37,6 +37,7 @@ from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
 from ensemble_tui.core.store.session_store import TranscriptError, TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.core.turn.auto import auto_provenance, run_auto
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
 from ensemble_tui.core.turn.claim_mapping import LEFT_OUT, ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
@@ -53,6 +54,7 @@ from ensemble_tui.core.turn.events import (
     TurnNotSaved,
     TurnRolledBack,
 )
+from ensemble_tui.core.turn.failure_lines import failure_message, save_failure, transcript_failure
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.turn.styles.table import STYLES
 from ensemble_tui.core.turn.turn import TurnContext, TurnRunner
@@ -198,7 +200,10 @@ class Engine:
             record.calls_saved = sum(name in reuse for name in context.proposers) if mode.is_multi else 0
             record.reused_from = reused_from if record.calls_saved else 0
             runner.claim_mapping = self._claim_mapping(mode, context, emit)
-            reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
+            if mode is Mode.AUTO:
+                reply = await run_auto(runner, given.query)
+            else:
+                reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
             checks, claims = await asyncio.gather(
                 self._check_quotes(reply.text, runner, warming, record, emit), self._settle_map(runner)
             )
@@ -312,6 +317,8 @@ class Engine:
             aggregator=context.aggregator,
             tally=runner.tally,
         )
+        if context.mode is Mode.AUTO:
+            provenance = auto_provenance(runner.record, provenance)
         return provenance.model_copy(update={"line": f"{provenance.line} · restyled"}) if restyled else provenance
 
     def _context(
@@ -473,27 +480,3 @@ def reloaded(session: SessionData) -> ChatReloaded:
     return ChatReloaded(
         tuple(session.history), tuple(session.resubmissions), dict(session.last_outputs), session.cost_usd
     )
-
-
-def save_failure(exc: OSError, root: Path, recovered: Path | None = None) -> str:
-    """The one line for a turn that could not be stored, naming where its reply went."""
-    where = exc.filename or root
-    why = exc.strerror or str(exc)
-    kept = f"; the reply is in {recovered}" if recovered is not None else ""
-    return f"This turn was not saved: cannot write {where} ({why}){kept} - free space or fix permissions."
-
-
-def transcript_failure(exc: OSError) -> str:
-    return (
-        f"The turn is saved, but its transcript {exc.filename} could not be written ({exc.strerror})"
-        " - free space or fix permissions."
-    )
-
-
-def failure_message(exc: BaseException) -> str:
-    """One concise line for any exception that ends a turn."""
-    if isinstance(exc, ProviderError):
-        return exc.message
-    if isinstance(exc, (EnsembleError, BudgetExceeded)):
-        return str(exc)
-    return f"Unexpected error ({type(exc).__name__}: {exc}) - the chat is saved; see the log for details."

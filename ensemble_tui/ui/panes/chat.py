@@ -14,7 +14,7 @@ from ensemble_tui.ui.widgets.status_bar import StatusBar
 
 EMPTY_HINT = (
     "No messages yet. Type a question below and press Enter, or choose who answers with F12 ChatGPT, "
-    "F2 Claude, F3 Gemini, F4 ChatGPT & Gemini or F5 All; F6-F9 choose how several models deliberate "
+    "F2 Claude, F3 Gemini, F4 ChatGPT & Gemini, F5 All or F11 Auto; F6-F9 choose how several models deliberate "
     "(aggregator, council, critique & vote, debate). The paper is chosen in Attachments (Ctrl+O). "
     "F1 lists every key."
 )

@@ -93,6 +93,8 @@ def no_keys_line(keyless: dict[str, str], *, demo: bool) -> str:
     )
 
 
+# Settings.auto_pair: who answers first in auto mode (core/turn/auto.py).
+AUTO_PAIRS = [("the cheapest strong model, twice", "samples"), ("the two cheapest strong models", "two-models")]
 FIELDS = {"debate-rounds": "debate_rounds", "temperature": "temperature", "budget": "budget_usd"}  # input -> setting
 
 
@@ -141,6 +143,16 @@ class SettingsPane(VerticalScroll):
                 allow_blank=False,
                 id="aggregator",
                 tooltip="Writes the final reply (aggregator style) or chairs the council.",
+            )
+        with Horizontal(classes="setting-row"):
+            yield Label("Auto asks first", classes="setting-label")
+            yield Select(
+                AUTO_PAIRS,
+                value=settings.auto_pair,
+                allow_blank=False,
+                id="auto-pair",
+                tooltip="Who answers first in Auto; the full All turn runs only if the two answers disagree. "
+                '"strong" in Settings.json lists the providers it picks from.',
             )
         with Horizontal(classes="setting-row"):
             yield Label("Debate rounds (3-10)", classes="setting-label")
@@ -226,6 +238,9 @@ class SettingsPane(VerticalScroll):
         if select_id == "aggregator":
             if event.value != settings.aggregator:
                 self.post_message(self.SettingChanged("aggregator", event.value))
+        elif select_id == "auto-pair":
+            if event.value != settings.auto_pair:
+                self.post_message(self.SettingChanged("auto_pair", event.value))
         elif select_id.startswith("reasoning-"):
             provider = self._by_key[select_id.removeprefix("reasoning-")]
             if event.value != settings.reasoning.get(provider, "off"):

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Button
 
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
-from ensemble_tui.ui.bindings import STYLE_KEYS, key_name
+from ensemble_tui.ui.bindings import AUTO_WHAT, STYLE_KEYS, key_name
 from ensemble_tui.ui.screens.style_picker import StylePicker
 
 STYLE_HINT = "How All and ChatGPT & Gemini deliberate; single models ignore it. Keys: " + ", ".join(
@@ -30,8 +30,9 @@ class ModeButton(Button):
     def __init__(self, mode: Mode) -> None:
         super().__init__(mode.label, id=button_id(mode), classes="mode-button")
         self.mode = mode
+        what = f": {AUTO_WHAT}" if mode is Mode.AUTO else ""
         self.tooltip = (
-            f"Send with {mode.label} (empty input: redo the last reply). Press again while running to cancel."
+            f"Send with {mode.label}{what} (empty input: redo the last reply). Press again while running to cancel."
         )
 
 
