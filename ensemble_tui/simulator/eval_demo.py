@@ -16,6 +16,7 @@ answers; it is answered with one JSON object, `{"winner": "1" | "2" | "tie", "re
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 from ensemble_tui.simulator.demo import NAMES, REVISED_MARK, DemoSimulator, resynthesis_request, role_of
 from ensemble_tui.simulator.script import RecordedRequest, ScriptedReply
 
+LATENCY_VARIABLE = "ENSEMBLE_TUI_EVAL_DEMO_LATENCY_S"
 QUALITY = {"ChatGPT": 3, "Claude": 4, "Gemini": 2}
 DEFAULT_QUALITY = 3
 BEST = 5
@@ -121,7 +123,8 @@ class EvalDemoSimulator(DemoSimulator):
     """The demo simulator, answering as `eval_reply` scripts, and quicker (the eval makes many calls)."""
 
     def __init__(self, seed: int | None = None, *, account: Path | None = None) -> None:
-        super().__init__(seed, latency=(0.02, 0.08), account=account)
+        pause = float(os.environ.get(LATENCY_VARIABLE, "0") or 0)  # a test that kills an eval mid-run slows it
+        super().__init__(seed, latency=(pause, pause) if pause > 0 else (0.02, 0.08), account=account)
 
     def _responder(self, provider: str) -> Callable[[RecordedRequest], ScriptedReply]:
         plain = super()._responder(provider)

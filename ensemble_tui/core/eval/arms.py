@@ -33,7 +33,7 @@ from ensemble_tui.core.paper.quotes import QuoteReport
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider, ProviderError, Reply
 from ensemble_tui.core.settings import Settings
-from ensemble_tui.core.store.budget_ledger import BudgetLedger
+from ensemble_tui.core.store.budget_ledger import BudgetLedger, Reservation, Sizing
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import EngineEvent
@@ -44,6 +44,7 @@ DEFAULT_ARMS = ("chatgpt", "claude", "gemini", "all")
 SHARING = (Style.AGGREGATE, Style.COUNCIL, Style.VOTE)  # styles whose first proposals are the same
 STYLE_ARMS = {"all": Style.AGGREGATE, "council": Style.COUNCIL, "vote": Style.VOTE, "debate": Style.DEBATE}
 _SELF = re.compile(r"^self(?:-(\d+))?$")
+CONCURRENT_SHARES = 8  # calls of one eval in flight at once, at most about this many
 SAMPLE_MARK = "#"  # "Claude#2": the second sample of Claude (a name no prompt ever shows)
 
 ArmKind = Literal["single", "self", "style", "auto"]
@@ -158,9 +159,34 @@ class ArmKit:
             policy=self.policy,
             emit=_ignore,
             pdf=pdf,
-            ledger=self.ledger(),
+            ledger=SharedLedger(self.ledger()),
             simulated=self.simulated,
         )
+
+
+@dataclass
+class SharedLedger:
+    """The eval's ledger, with each call sized to a share of what is left: many calls are in
+    flight at once, and a first call sized to the whole budget would leave none for the others.
+    A call that does not fit in its share tries a larger one (a half, then all that is left), so
+    the cap itself never moves."""
+
+    inner: BudgetLedger
+    shares: int = CONCURRENT_SHARES
+
+    def reserve(self, spent_before: float, cap: float, size: Sizing) -> Reservation:
+        def shared(remaining: float) -> tuple[int, float] | None:
+            divisor = self.shares
+            while divisor > 1:
+                if (sized := size(remaining / divisor)) is not None:
+                    return sized
+                divisor //= 2
+            return size(remaining)
+
+        return self.inner.reserve(spent_before, cap, shared)
+
+    def settle(self, reservation: Reservation, billed: float) -> None:
+        self.inner.settle(reservation, billed)
 
 
 def _ignore(event: EngineEvent) -> None:

@@ -16,6 +16,7 @@ from ensemble_tui.core.errors import PromptFileError
 from ensemble_tui.core.eval.arms import SHARING, Arm, ArmKit, Proposals, run_arm
 from ensemble_tui.core.eval.model import ArmAnswer, EvalPlan, EvalQuestion, Verdict
 from ensemble_tui.core.eval.store import EvalStore
+from ensemble_tui.core.money import cents
 from ensemble_tui.core.provider import Turn, Usage
 from ensemble_tui.core.turn.costs import BudgetExceeded, estimate_call_cost, fixed_cost, usage_cost
 
@@ -64,7 +65,7 @@ class EvalRunner:
                     self.store.save_verdicts(verdicts)
                     judged.add(question.id)
             except BudgetExceeded as exc:
-                stopped = str(exc).split(" - ")[0] + "."
+                stopped = budget_line(exc)
                 break
             done += 1
             self.progress(done, self.store.spent())
@@ -104,12 +105,11 @@ class EvalRunner:
             self.store.save_answer(answer)
             answers[(question.id, arm.name)] = answer
 
-        try:
-            async with asyncio.TaskGroup() as group:
-                for arm in arms:
-                    group.create_task(one(arm))
-        except* BudgetExceeded as caught:
-            raise caught.exceptions[0] from None
+        # A budget stop in one arm lets the others finish: their calls are paid for already.
+        outcomes = await asyncio.gather(*(one(arm) for arm in arms), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
         return offered[0] if offered else None
 
     async def _judge(self, question: EvalQuestion, answers: Mapping[tuple[str, str], ArmAnswer]) -> list[Verdict]:
@@ -176,3 +176,8 @@ def _question_estimate(kit: ArmKit, arms: Sequence[Arm], question: EvalQuestion,
     pairs = sum(1 for arm in arms if arm.baseline) * (len(arms) - 1)  # each arm against each single model, cautiously
     judging = sum(_unit(kit, None, judge) for judge in judges)
     return total + 2 * pairs * judging
+
+
+def budget_line(exc: BudgetExceeded) -> str:
+    stop = "Budget stop (simulated money)" if exc.simulated else "Budget stop"
+    return f"{stop}: the next call could take the eval past its {cents(exc.cap)} cap ({cents(exc.spent)} spent)."
