@@ -1,0 +1,330 @@
+"""The eval's arms: what each is, and one arm's answer to one question.
+
+An arm runs on a scratch turn: a `TurnRunner` of its own with a caller of its own, and no
+session at all. Nothing it does reaches a chat, a transcript or the engine's commit; only its
+calls' money enters the budget ledger, under the eval's key.
+
+Arms are named as `ask`'s modes and styles: a single model (`chatgpt`, `claude`, `gemini`, an
+added provider), `self-K` (one model sampled K times, then aggregated by itself through the
+aggregate style: the K samples are K aliases of the same provider), `all` (aggregate), `council`,
+`vote`, `debate`, and `auto` when this version has it. Aggregate, council and vote share one set
+of first proposals: the first of them to run asks the models, the others reuse its proposals.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from ensemble_tui.core.chat.modes import Mode, RunMode, SingleModel, Style, parse_run_mode
+from ensemble_tui.core.chat.runlog import TurnRecord
+from ensemble_tui.core.chat.session import answered_turns
+from ensemble_tui.core.config import ProviderConfig
+from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.eval.model import ArmAnswer, EvalQuestion
+from ensemble_tui.core.paper import quote_checks
+from ensemble_tui.core.paper.pdf import check_pdf
+from ensemble_tui.core.paper.quotes import QuoteReport
+from ensemble_tui.core.prompts import PromptLibrary
+from ensemble_tui.core.provider import Provider, ProviderError, Reply
+from ensemble_tui.core.settings import Settings
+from ensemble_tui.core.store.budget_ledger import BudgetLedger, Reservation, Sizing
+from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller
+from ensemble_tui.core.turn.costs import BudgetExceeded
+from ensemble_tui.core.turn.events import EngineEvent
+from ensemble_tui.core.turn.styles.table import STYLES
+from ensemble_tui.core.turn.turn import TurnContext, TurnRunner
+
+DEFAULT_ARMS = ("chatgpt", "claude", "gemini", "all")
+SHARING = (Style.AGGREGATE, Style.COUNCIL, Style.VOTE)  # styles whose first proposals are the same
+STYLE_ARMS = {"all": Style.AGGREGATE, "council": Style.COUNCIL, "vote": Style.VOTE, "debate": Style.DEBATE}
+_SELF = re.compile(r"^self(?:-(\d+))?$")
+CONCURRENT_SHARES = 8  # calls of one eval in flight at once, at most about this many
+SAMPLE_MARK = "#"  # "Claude#2": the second sample of Claude (a name no prompt ever shows)
+
+ArmKind = Literal["single", "self", "style", "auto"]
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    kind: ArmKind
+    provider: str = ""  # the single model, or the model sampled by self-K
+    samples: int = 0
+    style: Style | None = None
+
+    @property
+    def baseline(self) -> bool:
+        """A single-model arm: the report's best single model is one of these."""
+        return self.kind == "single"
+
+
+def parse_arms(text: str, configured: tuple[str, ...], samples: int, self_model: str) -> list[Arm]:
+    """The arms of `--arms` (comma-separated), in order, each once; EnsembleError names a bad one."""
+    extra = tuple(p for p in configured if p not in Mode.ALL.providers)
+    arms: dict[str, Arm] = {}
+    for raw in (part.strip().lower() for part in text.split(",")):
+        if not raw:
+            continue
+        if raw in STYLE_ARMS:
+            arm = Arm(raw, "style", style=STYLE_ARMS[raw])
+        elif raw == "auto":
+            arm = Arm(raw, "auto")
+        elif match := _SELF.match(raw):
+            k = int(match.group(1) or samples)
+            if not 2 <= k <= 9:
+                raise EnsembleError(f"Arm {raw}: sample between 2 and 9 times.")
+            arm = Arm(f"self-{k}", "self", provider=self_model, samples=k)
+        else:
+            try:
+                mode = parse_run_mode(raw, extra)
+            except ValueError:
+                names = ", ".join(["chatgpt", "claude", "gemini", *(p.lower() for p in extra)])
+                raise EnsembleError(
+                    f"Unknown arm {raw!r} (choose from {names}, self-K, all, council, vote, debate, auto)."
+                ) from None
+            if mode.is_multi:
+                raise EnsembleError(f"Arm {raw!r} is not a single model; use all, council, vote or debate.")
+            arm = Arm(raw, "single", provider=mode.providers[0])
+        arms.setdefault(arm.name, arm)
+    if not arms:
+        raise EnsembleError("No arm to run (--arms is empty).")
+    return list(arms.values())
+
+
+def provider_label(name: str, configured: tuple[str, ...]) -> str:
+    """A provider's label from any case of it (`claude` -> `Claude`); EnsembleError if unknown."""
+    for label in configured:
+        if label.lower() == name.strip().lower():
+            return label
+    raise EnsembleError(f"Unknown model {name!r} (choose from {', '.join(p.lower() for p in configured)}).")
+
+
+class SampledPrompts(PromptLibrary):
+    """The prompts of a self-K turn: each sample reads its model's own proposer prompts."""
+
+    def proposer_system(self, provider: str) -> str:
+        return super().proposer_system(provider.split(SAMPLE_MARK)[0])
+
+    def synthesis_user(self, provider: str) -> str:
+        return super().synthesis_user(provider.split(SAMPLE_MARK)[0])
+
+
+@dataclass(frozen=True)
+class Proposals:
+    """The first proposals of a sharing style, handed to the next sharing arm."""
+
+    arm: str
+    texts: dict[str, str]
+    seconds: float  # the proposal round's time: on the critical path of every arm that reuses it
+
+
+@dataclass
+class ArmKit:
+    """What every arm's scratch turn is built from: the workspace's providers and settings as the
+    eval began, the eval's ledger and budget cap, and where the paper's text is cached."""
+
+    providers: Mapping[str, Provider]
+    configs: Mapping[str, ProviderConfig]
+    settings: Settings
+    prompts: PromptLibrary
+    participants: tuple[str, ...]  # who answers in All
+    ledger: Callable[[], BudgetLedger]  # a fresh reservation set per arm, all under the eval's key
+    cache: Path
+    budget_usd: float
+    policy: CallPolicy = field(default_factory=CallPolicy)
+    simulated: bool = False
+    rng: random.Random = field(default_factory=random.Random)
+
+    def caller(self, pdf: Path | None, aliases: Mapping[str, str] | None = None) -> ModelCaller:
+        """A caller that knows `aliases` (sample name -> provider) as their provider, and
+        reserves every call against the eval's cap, never a chat's."""
+        aliases = dict(aliases or {})
+        providers = {**self.providers, **{a: self.providers[p] for a, p in aliases.items()}}
+        configs = {**self.configs, **{a: self.configs[p] for a, p in aliases.items()}}
+        models = {
+            **self.settings.models,
+            **{a: self.settings.model_for(p, dict(self.configs)) for a, p in aliases.items()},
+        }
+        settings = self.settings.model_copy(update={"budget_usd": self.budget_usd, "models": models})
+        return ModelCaller(
+            providers=providers,
+            configs=configs,
+            settings=settings,
+            policy=self.policy,
+            emit=_ignore,
+            pdf=pdf,
+            ledger=SharedLedger(self.ledger()),
+            simulated=self.simulated,
+        )
+
+
+@dataclass
+class SharedLedger:
+    """The eval's ledger, with each call sized to a share of what is left: many calls are in
+    flight at once, and a first call sized to the whole budget would leave none for the others.
+    A call that does not fit in its share tries a larger one (a half, then all that is left), so
+    the cap itself never moves."""
+
+    inner: BudgetLedger
+    shares: int = CONCURRENT_SHARES
+
+    def reserve(self, spent_before: float, cap: float, size: Sizing) -> Reservation:
+        def shared(remaining: float) -> tuple[int, float] | None:
+            divisor = self.shares
+            while divisor > 1:
+                if (sized := size(remaining / divisor)) is not None:
+                    return sized
+                divisor //= 2
+            return size(remaining)
+
+        return self.inner.reserve(spent_before, cap, shared)
+
+    def settle(self, reservation: Reservation, billed: float) -> None:
+        self.inner.settle(reservation, billed)
+
+
+def _ignore(event: EngineEvent) -> None:
+    """Scratch turns show nothing: the eval's progress bar says how far it is."""
+
+
+async def run_arm(
+    kit: ArmKit, arm: Arm, question: EvalQuestion, shared: Proposals | None = None
+) -> tuple[ArmAnswer, Proposals | None]:
+    """One arm's answer to one question (a failed one says why in one line), and, for a sharing
+    style that asked its models, its first proposals. BudgetExceeded is let through: the eval stops."""
+    started = time.monotonic()
+    caller: ModelCaller | None = None
+    try:
+        pdf = check_pdf(question.pdf) if question.pdf else None
+        if arm.kind == "auto":
+            arm = _auto_arm(arm)
+        if arm.kind == "single":
+            caller = kit.caller(pdf)
+            runner = _runner(kit, arm, question, caller, SingleModel(arm.provider), (arm.provider,), "")
+            reply = await runner.run_single()
+            writer = arm.provider
+        elif arm.kind == "self":
+            names = _sample_names(arm.provider, arm.samples)
+            caller = kit.caller(pdf, {name: arm.provider for name in names[1:]})
+            runner = _runner(
+                kit, arm, question, caller, Mode.ALL, names, arm.provider, SampledPrompts(kit.prompts.folder)
+            )
+            reply = await STYLES[Style.AGGREGATE].run(runner, question.text)
+            writer = arm.provider
+        else:
+            assert arm.style is not None
+            caller = kit.caller(pdf)
+            proposers = tuple(p for p in kit.participants if p in kit.providers)
+            reuse = shared.texts if shared is not None and arm.style in SHARING else {}
+            runner = _runner(kit, arm, question, caller, Mode.ALL, proposers, kit.settings.aggregator, reused=reuse)
+            reply = await STYLES[arm.style].run(runner, question.text)
+            writer = (
+                runner.tally[0].author
+                if arm.style in (Style.VOTE, Style.DEBATE) and runner.tally
+                else kit.settings.aggregator
+            )
+    except BudgetExceeded:
+        raise
+    except (EnsembleError, ProviderError, OSError) as exc:
+        spent = caller.spent if caller else 0.0
+        calls = len(caller.calls) if caller else 0
+        line = exc.message if isinstance(exc, ProviderError) else str(exc)
+        return ArmAnswer(
+            question_id=question.id, arm=arm.name, text="", writer="", cost_usd=spent, calls=calls, failed=line
+        ), None
+    latency = time.monotonic() - started
+    first = {a.author: a.text for a in runner.record.artifacts if a.kind == "answer" and a.round == 1}
+    reused = shared is not None and arm.kind == "style" and arm.style in SHARING and bool(runner.reused)
+    if reused and shared is not None:
+        latency += shared.seconds
+    checked, found = await _quotes(reply, pdf, kit.cache)
+    answer = ArmAnswer(
+        question_id=question.id,
+        arm=arm.name,
+        text=reply.text,
+        writer=writer,
+        contributors=_contributors(caller, first, arm),
+        cost_usd=caller.spent,
+        calls=len(caller.calls),
+        latency_s=round(latency, 3),
+        shared_from=shared.arm if reused and shared is not None else None,
+        calls_saved=len(runner.reused) if reused else 0,
+        quotes_checked=checked,
+        quotes_found=found,
+    )
+    offered = None
+    if arm.kind == "style" and arm.style in SHARING and not reused and first:
+        seconds = runner.record.proposers_s[0] if runner.record.proposers_s else 0.0
+        offered = Proposals(arm.name, first, seconds)
+    return answer, offered
+
+
+def _auto_arm(arm: Arm) -> Arm:
+    """`auto` as a style of the All turn, if this version has one; else the arm fails with one line."""
+    try:
+        style = Style.parse("auto")
+    except ValueError:
+        style = None
+    if style is not None and style in STYLES:
+        return replace(arm, kind="style", style=style)
+    try:
+        parse_run_mode("auto")
+    except ValueError:
+        raise EnsembleError("auto: this version of ensemble-tui has no auto mode yet.") from None
+    raise EnsembleError("auto: the eval cannot run this version's auto mode (it is not a style of the All turn).")
+
+
+def _sample_names(provider: str, samples: int) -> tuple[str, ...]:
+    return (provider, *(f"{provider}{SAMPLE_MARK}{n}" for n in range(2, samples + 1)))
+
+
+def _runner(
+    kit: ArmKit,
+    arm: Arm,
+    question: EvalQuestion,
+    caller: ModelCaller,
+    mode: RunMode,
+    proposers: tuple[str, ...],
+    aggregator: str,
+    prompts: PromptLibrary | None = None,
+    reused: Mapping[str, str] | None = None,
+) -> TurnRunner:
+    style = arm.style or Style.AGGREGATE
+    context = TurnContext(
+        mode=mode,
+        style=style,
+        query=question.text,
+        history=answered_turns(question.history),
+        prompts=prompts or kit.prompts,
+        proposers=proposers,
+        aggregator=aggregator or kit.settings.aggregator,
+        debate_rounds=kit.settings.debate_rounds,
+        caller=caller,
+        rng=kit.rng,
+    )
+    record = TurnRecord(
+        session="eval", mode=mode.value, style=style.value, query=question.text, simulated=kit.simulated
+    )
+    return TurnRunner(context, _ignore, record, reused=dict(reused or {}))
+
+
+def _contributors(caller: ModelCaller, first: Mapping[str, str], arm: Arm) -> tuple[str, ...]:
+    """Every provider whose words shaped the answer: those called, and those whose reused proposals it read."""
+    names = [call.provider.split(SAMPLE_MARK)[0] for call in caller.calls] + list(first)
+    return tuple(dict.fromkeys(name.split(SAMPLE_MARK)[0] for name in names))
+
+
+async def _quotes(reply: Reply, pdf: Path | None, cache: Path) -> tuple[int, int]:
+    """How many quotes of the paper the answer has, and how many the checker found in it."""
+    checks = await quote_checks.check_texts({"": reply.text}, pdf, cache)
+    record = checks.get("")
+    if not record or record.get("notice"):
+        return 0, 0
+    report = QuoteReport.from_record(record)
+    return len(report.quotes), sum(1 for check in report.quotes if check.found)

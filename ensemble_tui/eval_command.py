@@ -1,0 +1,268 @@
+"""`ensemble-tui eval`: do the ensemble's arms answer the user's own questions better than one model?
+
+It reads the questions, says what the eval will cost and asks before spending (or `--yes`),
+runs every arm on every question with a progress bar on stderr, has the judges compare the
+answers (core/eval/judging.py) and writes the report (core/eval/report.py). Answers and verdicts
+are kept as they come, so the same command run again after a kill goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ensemble_tui.core.errors import EnsembleError
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.workspace import Workspace
+
+FORMATS = ("md", "json", "html")
+NO_CAP_USD = 1e9  # without --budget: no cap but the confirmation (the ledger needs a figure)
+
+
+def add_parser(commands: Any) -> None:
+    """The `eval` subcommand, with `--home` and `--demo` as the other commands have them."""
+    from ensemble_tui.core.eval.arms import DEFAULT_ARMS
+
+    parser = commands.add_parser(
+        "eval",
+        help="compare single models and ensembles on your own questions, judged blind",
+        description="Run every arm (single models and ensembles) on each question, have the models judge "
+        "the answers blind and in both orders, and write a report: win rates against the best single model, "
+        "dollars, calls, latency and verified quotes. A rerun with the same arguments resumes.",
+    )
+    parser.add_argument(
+        "--home", metavar="DIR", default=argparse.SUPPRESS, help="the home folder whose chats and keys to use"
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--questions", metavar="FILE", help="one question per line, or a JSON list of {question, pdf}")
+    source.add_argument("--from-history", metavar="N", type=int, help="the last N questions of your chats")
+    parser.add_argument(
+        "--arms",
+        default=",".join(DEFAULT_ARMS),
+        help="comma-separated: chatgpt, claude, gemini (any added provider), self-K, all, council, vote, debate, "
+        f"auto (default: {','.join(DEFAULT_ARMS)})",
+    )
+    parser.add_argument(
+        "--samples", metavar="K", type=int, default=3, help="K of an arm named plain `self` (default 3)"
+    )
+    parser.add_argument("--self-model", metavar="MODEL", help="the model self-K samples (default: the aggregator)")
+    parser.add_argument("--judges", metavar="LIST", help="comma-separated judges (default: every available model)")
+    parser.add_argument("--budget", metavar="USD", type=float, help="a hard cap on what the whole eval may spend")
+    parser.add_argument("--yes", action="store_true", help="spend without asking (needed without a terminal)")
+    parser.add_argument("--format", choices=FORMATS, default="md", help="the report's format (default md)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report here (default: stdout)")
+
+
+def say(line: str) -> None:
+    from ensemble_tui.core.text.sanitize import strip_control
+
+    print(f"ensemble-tui: {strip_control(line)}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def eval_simulator(demo: bool, home: Path) -> Iterator[dict[str, str] | None]:
+    """The eval demo's simulator (answers of known quality) for the life of the command."""
+    if not demo:
+        yield None
+        return
+    from ensemble_tui.simulator.demo_account import account_file
+    from ensemble_tui.simulator.eval_demo import EvalDemoSimulator
+
+    simulator = EvalDemoSimulator(account=account_file(home))
+    simulator.start()
+    try:
+        yield simulator.env
+    finally:
+        simulator.stop()
+
+
+def run(workspace: Workspace, args: argparse.Namespace, *, demo: bool) -> int:
+    from ensemble_tui.bootstrap import attach_providers
+    from ensemble_tui.logs import configure_logging
+
+    configure_logging(workspace.paths.logs)
+    for warning in workspace.warnings:
+        say(warning)
+    if args.budget is not None and args.budget <= 0:
+        say("--budget must be more than $0.")
+        return 2
+    with eval_simulator(demo, workspace.paths.root) as env:
+        attach_providers(workspace, env)
+        try:
+            return _run(workspace, args, demo)
+        except EnsembleError as exc:
+            say(str(exc))
+            return 2
+        except KeyboardInterrupt:
+            say("eval interrupted; what was done is kept - run the same command again to go on.")
+            return 130
+
+
+def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
+    from ensemble_tui.core.eval.arms import parse_arms, provider_label
+    from ensemble_tui.core.eval.model import EvalPlan
+    from ensemble_tui.core.eval.runner import EvalRunner, estimate_usd
+    from ensemble_tui.core.eval.store import EvalStore
+    from ensemble_tui.core.money import money
+
+    questions = read_questions(workspace, args, demo)
+    configured = tuple(workspace.configs)
+    self_model = provider_label(args.self_model or workspace.settings.aggregator, configured)
+    arms = parse_arms(args.arms, configured, args.samples, self_model)
+    available = tuple(p for p in configured if p in workspace.providers)
+    judges = (
+        tuple(provider_label(j, configured) for j in args.judges.split(",") if j.strip()) if args.judges else available
+    )
+    if not judges:
+        raise EnsembleError("No judge is available - set an API key, or name judges with --judges.")
+    plan = EvalPlan(
+        arms=tuple(a.name for a in arms),
+        judges=judges,
+        samples=args.samples,
+        self_model=self_model,
+        budget_usd=args.budget,
+        questions=tuple(questions),
+    )
+    store = EvalStore(workspace.archive, ledger_key(plan))
+    kit = arm_kit(workspace, store.ledger_key, args.budget, demo)
+    done = {q for (q, _), answer in store.answers({q.id for q in questions}).items() if not answer.failed}
+    left = [q for q in questions if q.id not in store.judged() or q.id not in done]
+    estimate = estimate_usd(kit, arms, left, judges)
+    spent = store.spent()
+    already = f"; {money(spent, simulated=demo)} spent on it before" if spent else ""
+    cap = f", capped at {money(args.budget, simulated=demo)}" if args.budget is not None else ""
+    say(
+        f"eval: {len(questions)} questions ({len(left)} to do) x {len(arms)} arms, judged by {', '.join(judges)}: "
+        f"estimated {money(estimate, simulated=demo)}{cap}{already}."
+    )
+    if left and not args.yes:
+        if not sys.stdin.isatty():
+            say("no terminal to ask whether to spend it: pass --yes to run the eval.")
+            return 2
+        if input("Go ahead? [y/N] ").strip().lower() not in ("y", "yes"):
+            say("nothing spent.")
+            return 1
+    runner = EvalRunner(plan, arms, kit, store, judge_function())
+    result = run_with_progress(runner, len(questions), demo)
+    write_report(plan, result, args)
+    say(f"eval spent {money(result.spent_usd, simulated=demo)} in all.")
+    if result.stopped:
+        say(f"{result.stopped} The report covers what was done; raise --budget and run again to go on.")
+        return 1
+    return 0
+
+
+def read_questions(workspace: Workspace, args: argparse.Namespace, demo: bool) -> list[Any]:
+    from ensemble_tui.core.chat.session import ChatMessage
+    from ensemble_tui.core.eval.questions import from_file, from_history, make_question
+
+    if args.questions:
+        return from_file(Path(args.questions).expanduser())
+    count = args.from_history
+    if count is None or count < 1:
+        raise EnsembleError("--from-history needs a number of questions, 1 or more.")
+    questions = from_history(workspace.store, count)
+    if demo and len(questions) < count:  # a demo home without chats enough: the demo's own questions
+        from ensemble_tui.simulator.eval_demo import DEMO_HISTORY, DEMO_QUESTIONS
+
+        before = [ChatMessage(role="user", text=DEMO_HISTORY[0]), ChatMessage(role="assistant", text=DEMO_HISTORY[1])]
+        questions += [make_question(text, None, before) for text in DEMO_QUESTIONS[: count - len(questions)]]
+    if not questions:
+        raise EnsembleError("Your chats hold no answered question yet - ask some first, or use --questions FILE.")
+    return questions
+
+
+def ledger_key(plan: Any) -> str:
+    """The eval's key in the budget ledger: the same arguments give the same key, so a rerun
+    counts what the killed run spent."""
+    parts = [*(q.id for q in plan.questions), "|", *plan.arms, "|", *plan.judges, plan.self_model, str(plan.samples)]
+    return "eval-" + hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
+
+
+def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) -> Any:
+    from ensemble_tui.core.chat.modes import Mode
+    from ensemble_tui.core.eval.arms import ArmKit
+    from ensemble_tui.core.store.budget_ledger import SqliteLedger
+
+    return ArmKit(
+        providers=workspace.providers,
+        configs=workspace.configs,
+        settings=workspace.settings,
+        prompts=workspace.prompts,
+        participants=workspace.participants(Mode.ALL),
+        ledger=lambda: SqliteLedger(workspace.archive, key, uuid.uuid4().hex),
+        cache=workspace.paths.cache,
+        budget_usd=budget if budget is not None else NO_CAP_USD,
+        simulated=demo,
+    )
+
+
+def judge_function() -> Any:
+    """core/eval/judging.py's `judge_question`; without it, the eval gives answers only (said once)."""
+    try:
+        from ensemble_tui.core.eval.judging import judge_question  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        say("judging is not in this version: the report gives the answers, with no verdicts.")
+        return None
+    return judge_question
+
+
+def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
+    """The eval with a progress bar on stderr: questions done, dollars spent, time left."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from ensemble_tui.core.money import money
+
+    columns = (
+        TextColumn("eval"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("questions · {task.fields[spent]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+        task = progress.add_task("eval", total=total, spent=money(0.0, simulated=demo))
+
+        def update(done: int, spent: float) -> None:
+            progress.update(task, completed=done, spent=money(spent, simulated=demo))
+
+        runner.progress = update
+        return asyncio.run(runner.run())
+
+
+def write_report(plan: Any, result: Any, args: argparse.Namespace) -> None:
+    content = render(plan, result, args.format)
+    if args.output:
+        from ensemble_tui.export_command import write_output
+
+        write_output(Path(args.output), content)
+        say(f"report written to {args.output}")
+    else:
+        sys.stdout.write(content if content.endswith("\n") else content + "\n")
+        sys.stdout.flush()
+
+
+def render(plan: Any, result: Any, fmt: str) -> str:
+    """core/eval/report.py's report; without it, the records as JSON (said once)."""
+    try:
+        from ensemble_tui.core.eval.report import render as render_report  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        say("the report is not in this version: the answers and verdicts follow as JSON.")
+        data = {
+            "answers": [a.model_dump() for a in result.answer_list()],
+            "verdicts": [v.model_dump() for v in result.verdicts],
+            "spent_usd": result.spent_usd,
+            "stopped": result.stopped,
+        }
+        return json.dumps(data, indent=2)
+    return str(render_report(plan, result.answer_list(), result.verdicts, fmt))
