@@ -91,8 +91,8 @@ def critique(name: str, text: str) -> str:
 
 def judge(text: str) -> str:
     first, second = qualities(text)[:2]
-    winner = "tie" if first == second else ("1" if first > second else "2")
-    return json.dumps({"winner": winner, "reason": f"Scripted: quality {first} against {second}."})
+    winner = "TIE" if first == second else ("1" if first > second else "2")
+    return f"REASON: Scripted: quality {first} against {second}.\nWINNER: {winner}"  # Prompts/JudgePrompt.txt's form
 
 
 def eval_reply(name: str, text: str) -> str | None:

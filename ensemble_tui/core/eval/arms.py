@@ -7,7 +7,7 @@ calls' money enters the budget ledger, under the eval's key.
 Arms are named as `ask`'s modes and styles: a single model (`chatgpt`, `claude`, `gemini`, an
 added provider), `self-K` (one model sampled K times, then aggregated by itself through the
 aggregate style: the K samples are K aliases of the same provider), `all` (aggregate), `council`,
-`vote`, `debate`, and `auto` when this version has it. Aggregate, council and vote share one set
+`vote`, `debate`, and `auto` (as `ask --mode auto`). Aggregate, council and vote share one set
 of first proposals: the first of them to run asks the models, the others reuse its proposals.
 """
 
@@ -17,7 +17,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -34,7 +34,9 @@ from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider, ProviderError, Reply
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.store.budget_ledger import BudgetLedger, Reservation, Sizing
+from ensemble_tui.core.turn.auto import AUTO_KIND, auto_outcome, run_auto
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller
+from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import EngineEvent
 from ensemble_tui.core.turn.styles.table import STYLES
@@ -122,6 +124,7 @@ class Proposals:
     arm: str
     texts: dict[str, str]
     seconds: float  # the proposal round's time: on the critical path of every arm that reuses it
+    cost_usd: float = 0.0  # what the round's calls cost: an arm that reuses them would pay it alone
 
 
 @dataclass
@@ -203,8 +206,15 @@ async def run_arm(
     try:
         pdf = check_pdf(question.pdf) if question.pdf else None
         if arm.kind == "auto":
-            arm = _auto_arm(arm)
-        if arm.kind == "single":
+            caller = kit.caller(pdf)
+            proposers = tuple(p for p in kit.participants if p in kit.providers)
+            runner = _runner(kit, arm, question, caller, Mode.AUTO, proposers, kit.settings.aggregator)
+            runner.claim_mapping = _auto_mapping(kit, pdf)
+            reply = await run_auto(runner, question.text)
+            if isinstance(runner.claim_mapping, ClaimMapping):  # an escalated turn's map: no one reads it
+                await runner.claim_mapping.abandon()
+            writer = _auto_writer(runner, kit.settings.aggregator)
+        elif arm.kind == "single":
             caller = kit.caller(pdf)
             runner = _runner(kit, arm, question, caller, SingleModel(arm.provider), (arm.provider,), "")
             reply = await runner.run_single()
@@ -255,29 +265,37 @@ async def run_arm(
         latency_s=round(latency, 3),
         shared_from=shared.arm if reused and shared is not None else None,
         calls_saved=len(runner.reused) if reused else 0,
+        shared_cost_usd=shared.cost_usd if reused and shared is not None else 0.0,
         quotes_checked=checked,
         quotes_found=found,
     )
     offered = None
     if arm.kind == "style" and arm.style in SHARING and not reused and first:
         seconds = runner.record.proposers_s[0] if runner.record.proposers_s else 0.0
-        offered = Proposals(arm.name, first, seconds)
+        cost = sum(c.cost_usd for c in caller.calls if c.role == "proposer" and c.started_s <= seconds)
+        offered = Proposals(arm.name, first, seconds, cost)
     return answer, offered
 
 
-def _auto_arm(arm: Arm) -> Arm:
-    """`auto` as a style of the All turn, if this version has one; else the arm fails with one line."""
-    try:
-        style = Style.parse("auto")
-    except ValueError:
-        style = None
-    if style is not None and style in STYLES:
-        return replace(arm, kind="style", style=style)
-    try:
-        parse_run_mode("auto")
-    except ValueError:
-        raise EnsembleError("auto: this version of ensemble-tui has no auto mode yet.") from None
-    raise EnsembleError("auto: the eval cannot run this version's auto mode (it is not a style of the All turn).")
+def _auto_mapping(kit: ArmKit, pdf: Path | None) -> ClaimMapping | None:
+    """The map auto tells agreement by, drawn as in a chat (the Claim mapper, else the aggregator);
+    None with the map off, and auto then runs the All turn at once, as in the app."""
+    mapper = kit.settings.claim_mapper or kit.settings.aggregator
+    if not kit.settings.claim_map or mapper not in kit.providers:
+        return None
+    return ClaimMapping(mapper, pdf, kit.cache)
+
+
+def _auto_writer(runner: TurnRunner, aggregator: str) -> str:
+    """Whose words an auto answer is: the chosen answer's model when the pair agreed, else the
+    escalated turn's aggregator (or the winner of a vote or debate)."""
+    outcome = auto_outcome(runner.record)
+    if outcome is not None and outcome.agreed:
+        chosen = next((a.data.get("chosen", "") for a in runner.record.artifacts if a.kind == AUTO_KIND), "")
+        return str(chosen).split(" #")[0] or aggregator
+    if runner.context.style in (Style.VOTE, Style.DEBATE) and runner.tally:
+        return runner.tally[0].author
+    return aggregator
 
 
 def _sample_names(provider: str, samples: int) -> tuple[str, ...]:

@@ -229,7 +229,7 @@ async def judge_question(
 
     `prompts`: the home's prompt library (default: the packaged prompts); `names`: more words
     to take out of the answers, such as the configured model ids (provider labels and makers'
-    names always are). A pair every judge helped write gets no verdict; stats.py reports it.
+    names always are). A pair every judge wrote a side of gets no verdict; stats.py reports it.
     """
     library = prompts or PromptLibrary(defaults_root() / "Prompts")
     requests = judge_requests(question, answers, baseline_arms, judges, library, names)

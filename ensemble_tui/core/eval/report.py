@@ -26,7 +26,8 @@ TITLE = "Is the ensemble worth it?"
 RULES = (
     "Each pair of answers was judged twice, in both orders, by judges that saw only “Answer 1” and “Answer 2”.",
     "A verdict that changes when the order is swapped counts as a tie.",
-    "No judge graded a pair containing an answer its own model wrote or helped write.",
+    "No judge graded a pair containing an answer its own model wrote (an ensemble's answer is its "
+    "aggregator's, its chairman's, or the winner's of a vote or a debate).",
     "Each question counts once: its judges' outcomes are averaged (win 1, tie ½, loss 0).",
     "The win rate counts a tie as half a win; the interval is Wilson's, at 95%.",
     "Cost and calls per question are each arm's as if run alone, shared proposals included.",

@@ -86,7 +86,9 @@ class EvalStore:
 
     def save_proposals(self, question_id: str, proposals: Proposals) -> None:
         """The first proposals the sharing arms read: a resumed eval's council reuses them too."""
-        data = json.dumps({"arm": proposals.arm, "texts": proposals.texts, "seconds": proposals.seconds})
+        data = json.dumps(
+            {"arm": proposals.arm, "texts": proposals.texts, "seconds": proposals.seconds, "cost": proposals.cost_usd}
+        )
         with self.archive.writing() as db:
             db.execute("INSERT OR REPLACE INTO eval_proposals (question, data) VALUES (?, ?)", (question_id, data))
 
@@ -96,7 +98,7 @@ class EvalStore:
         if row is None:
             return None
         data = json.loads(row[0])
-        return Proposals(data["arm"], dict(data["texts"]), float(data["seconds"]))
+        return Proposals(data["arm"], dict(data["texts"]), float(data["seconds"]), float(data.get("cost", 0.0)))
 
     def judged(self) -> set[str]:
         """Questions whose verdicts are stored."""
