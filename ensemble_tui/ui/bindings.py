@@ -19,7 +19,7 @@ Keys were chosen for what terminals actually deliver, tmux included (checked wit
   Ctrl+H is Backspace in many terminals, Ctrl+S/Ctrl+Q are flow control outside raw mode).
   Ctrl+F (compare the proposals) is free there too: TextArea binds Ctrl+A/C/D/E/K/U/V/W/X/Y/Z,
   and no terminal or tmux default takes it.
-- F10 (the claim map): every free Ctrl+letter is taken (by the question box, the terminal or
+- F10 (the claim map, Compare's Claims tab): every free Ctrl+letter is taken (by the question box, the terminal or
   the bindings above); function keys arrive everywhere, tmux included.
 """
 
@@ -157,7 +157,7 @@ def main_bindings() -> list[Binding]:
             "Claims",
             show=False,  # the palette names it; the footer has no room left at 80 columns
             id="claims.open",
-            tooltip="Where the last run's models agree and disagree, disputed claims first",
+            tooltip="Compare on its Claims tab: where the last run's models agree and disagree, disputed first",
         ),
         Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
         # App's own Ctrl+Q, shown: the footer names the keys visible nowhere else (issue 25 §4).

@@ -1,4 +1,5 @@
-"""SVG snapshots of the Claims view at 80x24 and 120x40: the demo's planted contradiction first
+"""SVG snapshots of the Claims view (Compare's Claims tab, opened by F10) at 80x24 and 120x40: the
+demo's planted contradiction first
 (✓ on ChatGPT's side, ✗ on Claude's), then the agreed and unique claims.
 
 The run is a fixed record holding a fixed map. Update with:
@@ -11,7 +12,7 @@ import pytest
 
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.claims.model import Citation, Claim, ClaimMap, Evidence, Stance
-from ensemble_tui.ui.screens.claims import ClaimsScreen
+from ensemble_tui.ui.screens.compare import CLAIMS, CompareScreen
 from tests.ui.conftest import wait_until
 from tests.ui.test_snapshots import SIZES, snapshot_app  # noqa: F401  (the fixture)
 
@@ -68,7 +69,7 @@ def test_claims_screen_layout(snap_compare, snapshot_app, size):  # noqa: F811
     async def open_claims(pilot) -> None:
         await pilot.pause()  # let start-up finish (see test_snapshots.show)
         await pilot.press("f10")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ClaimsScreen))
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, CompareScreen) and pilot.app.screen.tab == CLAIMS)
         await pilot.pause()
 
     assert snap_compare(snapshot_app, terminal_size=size, run_before=open_claims)
