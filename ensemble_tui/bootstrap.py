@@ -63,13 +63,15 @@ def demo_paper() -> Path:
     return Path(__file__).resolve().parent / "simulator" / "sample.pdf"
 
 
-def use_demo_paper(workspace: Workspace) -> None:
+def use_demo_paper(workspace: Workspace, chosen: str | Path | None = None) -> None:
     """In the demo, a chat without a PDF gets the demo's paper (and so does every new chat), so
     the planted contradiction shows ✓ on one side and ✗ on the other; a chat whose PDF the user
-    removed stays without one, and `--pdf` replaces it afterwards. A paper that cannot be kept
-    (an unreadable file) is left out; one that cannot be saved (a read-only home) is used all the same."""
+    removed stays without one. A PDF `chosen` on the command line wins: the demo's is not used.
+    A paper that cannot be read is left out; one that cannot be saved (a read-only home) is used."""
     from ensemble_tui.core.errors import EnsembleError
 
+    if chosen:
+        return
     workspace.starting_pdf = demo_paper()
     session = workspace.session
     if session.pdf_path or session.pdf_removed:
@@ -80,13 +82,13 @@ def use_demo_paper(workspace: Workspace) -> None:
         pass
 
 
-def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:
+def attach_providers(workspace: Workspace, env: dict[str, str] | None, pdf: str | Path | None = None) -> None:
     """Build every configured provider (keys from `env`, else the environment and `.env`); the
-    demo's chats get its paper first (`use_demo_paper`), so the providers start uploading it."""
+    demo's chats get its paper first (`use_demo_paper`) unless the command was given a `pdf`."""
     from ensemble_tui.providers.registry import build_providers
 
     if workspace.demo:
-        use_demo_paper(workspace)
+        use_demo_paper(workspace, pdf)
 
     providers, unavailable = build_providers(workspace, env=env)
     workspace.attach_providers(providers, unavailable)

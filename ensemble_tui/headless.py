@@ -203,7 +203,7 @@ def ask(
         say(f"ensemble-tui: {warning}", sys.stderr)
     said = frozenset(workspace.config_problems.values()) & frozenset(workspace.warnings)
     with simulator_context(demo, workspace.paths.root) as env:
-        attach_providers(workspace, env)
+        attach_providers(workspace, env, pdf)
         try:
             if new:
                 try:
