@@ -39,7 +39,7 @@ from ensemble_tui.core.turn.events import (
 from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
 
-MAPPING = "reply done; drawing the claim map…"
+MAPPING = "claims: the map is being drawn…"  # after the reply's lines, before the summary
 
 
 def render_reply(event: ReplyCommitted) -> str:
@@ -123,6 +123,8 @@ async def run_ask(
             committed, claims = event, event.claims
             if not as_json:  # the reply at once; a claim map still out is awaited after it
                 print(render_reply(event), file=out, flush=True)
+            if not event.map_pending:  # else once the map's call is paid for too
+                say(cost_line(chat - before, chat, simulated=simulated), err)
             if event.message.provenance is not None:
                 say(f"reply by: {event.message.provenance.line}", err)
             if event.message.checks:
@@ -150,7 +152,8 @@ async def run_ask(
     if as_json:  # the whole turn, its map and the map's cost included, once the map is settled
         turn = turn_json(committed, outputs, last_record(engine), engine.workspace.session.cost_usd, claims)
         print(dumps(turn), file=out, flush=True)
-    say(cost_line(chat - before, chat, simulated=simulated), err)
+    if committed.map_pending:
+        say(cost_line(chat - before, chat, simulated=simulated), err)
     if claims is not None:
         say(f"claims: {claims.summary}", err)
     if unsaved is not None:

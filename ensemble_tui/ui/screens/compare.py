@@ -198,10 +198,10 @@ class CompareScreen(Screen[None]):
             self.query_one(ClaimsView).focus_first()
 
     def side(self) -> bool:
-        if self.side_by_side is not None or not self.rounds:
-            return bool(self.side_by_side)
         if self.side_by_side is not None:
             return self.side_by_side
+        if not self.rounds:
+            return False
         return self.app.size.width >= SIDE_BY_SIDE_MIN_WIDTH and len(self.round.proposals) <= SIDE_BY_SIDE_MAX_COLUMNS
 
     def columns(self) -> list[CompareColumn]:
