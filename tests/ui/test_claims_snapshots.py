@@ -21,24 +21,43 @@ RIGHT = "aggregation with one resynthesis round answered 87 correctly"
 
 def fixed_map() -> ClaimMap:
     on_page = Evidence(quote=RIGHT, cited_page=1, page=1, found=True)
-    agreed = {name: Stance(stance="supports", quote="Anonymity matters", evidence=Evidence(
-        quote="Keeping the proposals anonymous", cited_page=1, page=1, found=True)) for name in ("ChatGPT", "Claude", "Gemini")}
+    agreed = {
+        name: Stance(
+            stance="supports",
+            quote="Anonymity matters",
+            evidence=Evidence(quote="Keeping the proposals anonymous", cited_page=1, page=1, found=True),
+        )
+        for name in ("ChatGPT", "Claude", "Gemini")
+    }
     return ClaimMap(
         confidence="medium",
         paper_checked=True,
         claims=[
-            Claim(text="Keeping the proposals anonymous stops the aggregator favouring a familiar name.",
-                  kind="consensus", stances=agreed, citations=[Citation(text="p. 1", found=True)]),
-            Claim(text="Peer ranking was the most stable method.", kind="unique", stances={
-                "ChatGPT": Stance(stance="silent"), "Claude": Stance(stance="silent"),
-                "Gemini": Stance(stance="supports", quote="peer ranking was the most stable method")}),
+            Claim(
+                text="Keeping the proposals anonymous stops the aggregator favouring a familiar name.",
+                kind="consensus",
+                stances=agreed,
+                citations=[Citation(text="p. 1", found=True)],
+            ),
+            Claim(
+                text="Peer ranking was the most stable method.",
+                kind="unique",
+                stances={
+                    "ChatGPT": Stance(stance="silent"),
+                    "Claude": Stance(stance="silent"),
+                    "Gemini": Stance(stance="supports", quote="peer ranking was the most stable method"),
+                },
+            ),
             Claim(
                 text="With one resynthesis round, aggregation answered 87 of the 120 HERON-7 questions correctly.",
                 kind="contradiction",
                 stances={
                     "ChatGPT": Stance(stance="supports", quote="answered 87 correctly", evidence=on_page),
-                    "Claude": Stance(stance="contradicts", quote="answered 92 correctly [b]not markup[/b]",
-                                     evidence=Evidence(quote=RIGHT.replace("87", "92"), cited_page=1, found=False)),
+                    "Claude": Stance(
+                        stance="contradicts",
+                        quote="answered 92 correctly [b]not markup[/b]",
+                        evidence=Evidence(quote=RIGHT.replace("87", "92"), cited_page=1, found=False),
+                    ),
                     "Gemini": Stance(stance="silent"),
                 },
                 citations=[Citation(text="p. 1", found=True), Citation(text="Table 1")],
