@@ -11,17 +11,23 @@ from typing import Any
 
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import ModelOutput
+from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.turn.events import ReplyCommitted
 
 SCHEMA_VERSION = 1
 
 
 def turn_json(
-    event: ReplyCommitted, outputs: dict[str, ModelOutput], record: TurnRecord | None, session_cost_usd: float
+    event: ReplyCommitted,
+    outputs: dict[str, ModelOutput],
+    record: TurnRecord | None,
+    session_cost_usd: float,
+    claims: ClaimMap | None = None,
 ) -> dict[str, Any]:
-    """The turn: reply, provenance, claims, quote checks and costs (see README.md, `ask --json`)."""
+    """The turn: reply, provenance, claims, quote checks and costs (see README.md, `ask --json`).
+    `claims`: the map drawn after the reply (ClaimsMapped), else the one the reply carried."""
     message = event.message
-    claims = event.claims
+    claims = claims or event.claims
     calls = record.calls if record is not None else []
     return {
         "schema": SCHEMA_VERSION,

@@ -58,9 +58,37 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
     return workspace
 
 
-def attach_providers(workspace: Workspace, env: dict[str, str] | None) -> None:
-    """Build every configured provider (keys from `env`, else the environment and `.env`)."""
+def demo_paper() -> Path:
+    """The demo's paper, shipped in the package: the figure its planted contradiction is about."""
+    return Path(__file__).resolve().parent / "simulator" / "sample.pdf"
+
+
+def use_demo_paper(workspace: Workspace, chosen: str | Path | None = None) -> None:
+    """In the demo, a chat without a PDF gets the demo's paper (and so does every new chat), so
+    the planted contradiction shows ✓ on one side and ✗ on the other; a chat whose PDF the user
+    removed stays without one. A PDF `chosen` on the command line wins: the demo's is not used.
+    A paper that cannot be read is left out; one that cannot be saved (a read-only home) is used."""
+    from ensemble_tui.core.errors import EnsembleError
+
+    if chosen:
+        return
+    workspace.starting_pdf = demo_paper()
+    session = workspace.session
+    if session.pdf_path or session.pdf_removed:
+        return
+    try:
+        workspace.select_pdf(workspace.starting_pdf)
+    except (EnsembleError, OSError):
+        pass
+
+
+def attach_providers(workspace: Workspace, env: dict[str, str] | None, pdf: str | Path | None = None) -> None:
+    """Build every configured provider (keys from `env`, else the environment and `.env`); the
+    demo's chats get its paper first (`use_demo_paper`) unless the command was given a `pdf`."""
     from ensemble_tui.providers.registry import build_providers
+
+    if workspace.demo:
+        use_demo_paper(workspace, pdf)
 
     providers, unavailable = build_providers(workspace, env=env)
     workspace.attach_providers(providers, unavailable)

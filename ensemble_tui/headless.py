@@ -14,12 +14,14 @@ from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import ModelOutput
+from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.money import cost_phrase, money
 from ensemble_tui.core.records.restyle import RestylePlan, plan_restyle, saved_line
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
+    ClaimsMapped,
     CostUpdated,
     EngineEvent,
     InputRecorded,
@@ -37,6 +39,8 @@ from ensemble_tui.core.turn.events import (
 )
 from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
+
+MAPPING = "claims: the map is being drawn…"  # after the reply's lines, before the summary
 
 
 def render_reply(event: ReplyCommitted) -> str:
@@ -107,6 +111,8 @@ async def run_ask(
     outputs: dict[str, ModelOutput] = {}
     simulated = engine.workspace.demo
     before = chat = engine.workspace.session.cost_usd
+    committed: ReplyCommitted | None = None
+    claims: ClaimMap | None = None
     reuse, reused_from = (restyle.reuse, restyle.reused_from) if restyle is not None else (None, 0)
     async for event in engine.run(mode, question, style, reuse=reuse, reused_from=reused_from):
         if isinstance(event, ProposalReceived):
@@ -118,12 +124,11 @@ async def run_ask(
         if isinstance(event, TurnNotSaved):
             unsaved = event.message
         elif isinstance(event, ReplyCommitted):
-            if as_json:
-                turn = turn_json(event, outputs, last_record(engine), engine.workspace.session.cost_usd)
-                print(dumps(turn), file=out, flush=True)
-            else:
+            committed, claims = event, event.claims
+            if not as_json:  # the reply at once; a claim map still out is awaited after it
                 print(render_reply(event), file=out, flush=True)
-            say(cost_line(chat - before, chat, simulated=simulated), err)
+            if not event.map_pending:  # else once the map's call is paid for too
+                say(cost_line(chat - before, chat, simulated=simulated), err)
             if event.message.provenance is not None:
                 say(f"reply by: {event.message.provenance.line}", err)
             if event.message.checks:
@@ -131,12 +136,10 @@ async def run_ask(
 
                 for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
                     say(line, err)
-            if event.claims is not None:
-                say(f"claims: {event.claims.summary}", err)
-            if unsaved is not None:
-                say(f"ensemble-tui: {unsaved}", err)
-                return 1
-            return 0
+            if event.map_pending:
+                say(MAPPING, err)
+        elif isinstance(event, ClaimsMapped):
+            claims = event.claims
         elif isinstance(event, RunFailed):
             if chat > before:  # what the calls made before the failure cost
                 say(cost_line(chat - before, chat, simulated=simulated), err)
@@ -148,7 +151,19 @@ async def run_ask(
             continue
         elif (line := describe(event)) is not None and line:
             say(line, err)
-    return 1
+    if committed is None:
+        return 1
+    if as_json:  # the whole turn, its map and the map's cost included, once the map is settled
+        turn = turn_json(committed, outputs, last_record(engine), engine.workspace.session.cost_usd, claims)
+        print(dumps(turn), file=out, flush=True)
+    if committed.map_pending:
+        say(cost_line(chat - before, chat, simulated=simulated), err)
+    if claims is not None:
+        say(f"claims: {claims.summary}", err)
+    if unsaved is not None:
+        say(f"ensemble-tui: {unsaved}", err)
+        return 1
+    return 0
 
 
 def restyle_conflict(question: str, mode: str | None, style: str | None, new: bool) -> str:
@@ -223,7 +238,7 @@ def ask(
         say(f"ensemble-tui: {warning}", sys.stderr)
     said = frozenset(workspace.config_problems.values()) & frozenset(workspace.warnings)
     with simulator_context(demo, workspace.paths.root) as env:
-        attach_providers(workspace, env)
+        attach_providers(workspace, env, pdf)
         try:
             if new:
                 try:

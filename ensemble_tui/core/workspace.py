@@ -45,6 +45,7 @@ class Workspace:
     # A demo (`--demo`): the providers are the simulator, so every cost is what real providers
     # would charge, shown as simulated (core/money.py); the budget guard counts it all the same.
     demo: bool = False
+    starting_pdf: Path | None = None  # the PDF a new chat starts with (the demo's paper), if any
 
     @classmethod
     def open(cls, root: Path, *, stale_after_s: float = 600.0) -> Workspace:
@@ -131,12 +132,14 @@ class Workspace:
         """Check and remember the session PDF, and start uploading it to every provider."""
         info = pdf_info(path)
         self.session.pdf_path = str(info.path)
+        self.session.pdf_removed = False
         self.persist()
         self._prepare_uploads(info.path)
         return info
 
     def clear_pdf(self) -> None:
         self.session.pdf_path = None
+        self.session.pdf_removed = True
         self.persist()
 
     def persist(self, *, transcript: bool = True) -> None:
@@ -175,6 +178,9 @@ class Workspace:
     def new_chat(self) -> SessionData:
         """Start a fresh session and transcript; the old transcript stays in Chats/."""
         self.session = self.store.new_session(self.session)
+        if self.starting_pdf is not None:  # the demo's chats start with its paper
+            self.session.pdf_path = str(self.starting_pdf)
+            self._prepare_uploads(self.starting_pdf)
         self.persist()
         return self.session
 

@@ -21,8 +21,8 @@ Keys were chosen for what terminals actually deliver, tmux included (checked wit
   and no terminal or tmux default takes it.
 - F11 (Auto, beside All on F5): the one plain function key left. Some terminals take it for full
   screen; there the Auto button, the palette or Configurations/Keymap.json (`mode.auto`) serve.
-- F10 (the claim map): every free Ctrl+letter is taken (by the question box, the terminal or
-  the bindings above); function keys arrive everywhere, tmux included.
+- F10 (the claim map, Compare's Claims tab): every free Ctrl+letter is taken (by the question box,
+  the terminal or the bindings above); function keys arrive everywhere, tmux included.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def main_bindings() -> list[Binding]:
             "Claims",
             show=False,  # the palette names it; the footer has no room left at 80 columns
             id="claims.open",
-            tooltip="Where the last run's models agree and disagree, disputed claims first",
+            tooltip="Compare on its Claims tab: where the last run's models agree and disagree, disputed first",
         ),
         Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
         # App's own Ctrl+Q, shown: the footer names the keys visible nowhere else (issue 25 §4).

@@ -1,20 +1,18 @@
 """Whole turns with the claim map, through the real SDKs against the demo simulator (its
 scripted map reads the mapper's own request): the mapper's request is anonymous, history
 included; the map comes back through each provider's structured output with the letters mapped
-back to the right models; an unreadable map gets one repair and is then left out; the map never
-holds the reply back; it is never sent to a model later."""
+back to the right models; an unreadable map gets one repair and is then left out; it is never sent to a model later."""
 
 from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.turn.engine import Engine
-from ensemble_tui.core.turn.events import Notice, ReplyCommitted
+from ensemble_tui.core.turn.events import ClaimsMapped, Notice, ReplyCommitted
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import ScriptedReply
@@ -53,6 +51,12 @@ def reply_of(events) -> ReplyCommitted:
     return reply
 
 
+def map_of(events):
+    """The turn's claim map: carried by the reply if it was drawn by then, else announced after it."""
+    late = [event.claims for event in events if isinstance(event, ClaimsMapped)]
+    return late[0] if late else reply_of(events).claims
+
+
 def map_calls(demo, mapper):
     return [call for call in getattr(demo, SIM_OF[mapper]).calls if MAP_MARK in call.text]
 
@@ -67,9 +71,8 @@ async def test_the_map_is_anonymous_parsed_from_structured_output_and_names_the_
 ):
     workspace.update_settings(claim_mapper=mapper)
     await run(engine, Mode.CLAUDE, "First question: who wrote this note?")  # history whose reply names Claude
-    reply = reply_of(await run(engine, Mode.ALL, "What does the paper report?"))
+    claims = map_of(await run(engine, Mode.ALL, "What does the paper report?"))
 
-    claims = reply.claims
     assert claims is not None and claims.mapper == mapper
     disputed = claims.disputed_first()[0]
     assert disputed.kind == "contradiction" and "87" in disputed.text
@@ -105,25 +108,16 @@ async def test_an_unreadable_map_gets_one_repair_then_is_left_out(engine, worksp
         ScriptedReply("Still prose.", match="not the JSON claim map"),
     )
     events = await run(engine, Mode.ALL, "What does the paper report?", Style.VOTE)
-    assert reply_of(events).claims is None
+    assert map_of(events) is None
     notes = [event.message for event in events if isinstance(event, Notice) and "Claim map" in event.message]
     assert len(notes) == 1 and "could not be read" in notes[0]
     mapper_calls = [call for call in last_record(workspace).calls if call.role == "mapper"]
     assert len(mapper_calls) == 2  # the map and its one repair
 
 
-async def test_a_slow_map_never_holds_the_reply_back(engine, workspace, demo):
-    demo.openai.push(ScriptedReply('{"claims": []}', match=MAP_MARK, latency_s=6.0))
-    started = time.monotonic()
-    events = await run(engine, Mode.ALL, "What does the paper report?", Style.VOTE)
-    assert time.monotonic() - started < 4.0
-    assert reply_of(events).text and reply_of(events).claims is None
-    assert any(isinstance(e, Notice) and "not ready when the reply was" in e.message for e in events)
-
-
 async def test_the_map_is_never_sent_to_a_model_in_a_later_turn(engine, workspace, demo):
-    first = reply_of(await run(engine, Mode.ALL, "What does the paper report?", Style.VOTE))
-    claim_texts = [claim.text for claim in first.claims.claims]
+    first = map_of(await run(engine, Mode.ALL, "What does the paper report?", Style.VOTE))
+    claim_texts = [claim.text for claim in first.claims]
     for script in demo.scripts.values():
         script.clear()
     await run(engine, Mode.ALL, "A follow-up?", Style.VOTE)
@@ -132,7 +126,7 @@ async def test_the_map_is_never_sent_to_a_model_in_a_later_turn(engine, workspac
 
 
 async def test_single_model_turns_and_a_switched_off_map_have_none(engine, workspace, demo):
-    assert reply_of(await run(engine, Mode.GEMINI, "Alone?")).claims is None
+    assert map_of(await run(engine, Mode.GEMINI, "Alone?")) is None
     workspace.update_settings(claim_map=False)
-    assert reply_of(await run(engine, Mode.ALL, "Together?", Style.VOTE)).claims is None
+    assert map_of(await run(engine, Mode.ALL, "Together?", Style.VOTE)) is None
     assert not [call for call in last_record(workspace).calls if call.role == "mapper"]

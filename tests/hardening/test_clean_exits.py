@@ -29,8 +29,9 @@ def _check(run: subprocess.CompletedProcess[str]) -> str | None:
     replied = [index for index, line in enumerate(lines) if line.startswith("reply by: ")]
     if not replied:
         return f"no reply line: {run.stderr[-500:]}"
-    # the reply's own lines follow it: a mark per checked quote, the claim map's summary
-    reply_lines = ("quote ", "claims: ")
+    # the reply's own lines follow it: a mark per checked quote, the claim map's summary (and,
+    # for a map drawn after the reply, the line saying it is awaited and the turn's cost once it is)
+    reply_lines = ("quote ", "claims: ", "this turn ")
     after = [line for line in lines[replied[-1] + 1 :] if line.strip() and not line.startswith(reply_lines)]
     if after:
         return f"stderr after the reply: {after}"

@@ -2,7 +2,8 @@
 
 `--demo` plants a contradiction: ChatGPT quotes the paper's 87 correctly (✓), Claude misquotes
 it as 92 (✗). An All turn must show the map's summary under the reply, and the Claims view
-(F10, or the palette's "Claims") must list that contradiction first with both stances.
+(a tab of Compare: F10, the palette's "Claims", or `c` in Compare) must list that contradiction
+first with both stances.
 """
 
 from __future__ import annotations
@@ -15,9 +16,14 @@ from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator.demo import DemoSimulator
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
-from ensemble_tui.ui.screens.claims import NO_MAP, ClaimCard, ClaimsScreen
+from ensemble_tui.ui.screens.claims import NO_MAP, ClaimCard
+from ensemble_tui.ui.screens.compare import CLAIMS, PROPOSALS, CompareColumn, CompareScreen
 from tests.support import no_sleep
 from tests.ui.conftest import SIZE, rendered_text, restarted_app, settle, type_text, wait_until
+
+
+def on_claims(app: EnsembleApp) -> bool:
+    return isinstance(app.screen, CompareScreen) and app.screen.tab == CLAIMS
 
 
 def demo_app(workspace: Workspace, sim: DemoSimulator, pdf) -> EnsembleApp:
@@ -45,7 +51,7 @@ async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(ho
                 shown = rendered_text(app.chat.log_view.entries[-1].content)
                 assert "1 disputed" in shown and "confidence medium" in shown  # the line under the reply
                 await pilot.press("f10")
-                await wait_until(pilot, lambda: isinstance(app.screen, ClaimsScreen))
+                await wait_until(pilot, lambda: on_claims(app))
                 cards = list(app.screen.query(ClaimCard))
                 first = cards[0]
                 assert first.claim.kind == "contradiction" and app.screen.focused is first
@@ -57,8 +63,13 @@ async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(ho
                 assert "contradicts" in claude and "answered 92 correctly" in claude and "✗ not in the paper" in claude
                 await pilot.press("down")
                 assert app.screen.focused is cards[1]
+                await pilot.press("p")  # the other tab: the proposals, the first column focused
+                await wait_until(pilot, lambda: app.screen.tab == PROPOSALS)
+                assert isinstance(app.screen.focused, CompareColumn)
+                await pilot.press("c")
+                await wait_until(pilot, lambda: app.screen.tab == CLAIMS and app.screen.focused is cards[0])
                 await pilot.press("escape")
-                await wait_until(pilot, lambda: not isinstance(app.screen, ClaimsScreen))
+                await wait_until(pilot, lambda: not isinstance(app.screen, CompareScreen))
         finally:
             await close_adapters(workspace)
 
@@ -79,7 +90,7 @@ async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home,
         log_view = again.chat.log_view
         await wait_until(pilot, lambda: "1 disputed" in rendered_text(log_view.entries[-1].content))
         await pilot.press("f10")
-        await wait_until(pilot, lambda: isinstance(again.screen, ClaimsScreen))
+        await wait_until(pilot, lambda: on_claims(again))
         assert list(again.screen.query(ClaimCard))[0].claim.kind == "contradiction"
 
 
@@ -92,5 +103,39 @@ async def test_a_run_without_a_map_says_why_instead_of_opening_the_view(make_app
         assert app.chat.log_view.claim_lines == {}
         await pilot.press("f10")
         await pilot.pause()
-        assert not isinstance(app.screen, ClaimsScreen)
+        assert not isinstance(app.screen, CompareScreen)
         assert app.chat.status.text == NO_MAP
+
+
+async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_view(home, sample_pdf):
+    import dataclasses
+
+    from ensemble_tui.simulator.demo_claims import MAP_MARK
+
+    workspace = Workspace.open(home)
+    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
+        respond = sim.openai.default  # ChatGPT, the aggregator, draws the map: 3 s late
+
+        def slowly(request):
+            reply = respond(request)
+            return dataclasses.replace(reply, latency_s=3.0) if MAP_MARK in request.text else reply
+
+        sim.openai.default = slowly
+        app = demo_app(workspace, sim, sample_pdf)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await type_text(pilot, "How much does aggregation help?")
+                await pilot.press("f5")
+                await wait_until(pilot, lambda: "Drawing the claim map" in app.chat.status.text, timeout=20)
+                assert app.turns.turn is None  # the reply is in: the next question may be typed
+                assert "1 disputed" not in rendered_text(app.chat.log_view.entries[-1].content)
+                await pilot.press("f10")  # open while the map is drawn: it fills when it comes
+                await wait_until(pilot, lambda: on_claims(app))
+                assert not list(app.screen.query(ClaimCard))
+                await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))), timeout=20)
+                assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
+                assert app.chat.status.text.startswith("Claims mapped: ")
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.chat.log_view.entries[-1].content))
+        finally:
+            await close_adapters(workspace)

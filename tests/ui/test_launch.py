@@ -46,7 +46,7 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
         yield FakeStandby()
         seen["closed"] = True
 
-    def fake_attach(ws, env):
+    def fake_attach(ws, env, pdf=None):
         seen["env"] = env
         ws.attach_providers({}, {"ChatGPT": "no key", "Claude": "no key", "Gemini": "no key"})
 

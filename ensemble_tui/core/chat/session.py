@@ -67,6 +67,7 @@ class SessionData(BaseModel):
     resubmissions: list[Resubmission] = Field(default_factory=list)
     cost_usd: float = 0.0
     pdf_path: str | None = None
+    pdf_removed: bool = False  # the user took the chat's PDF away: the demo's paper is not put back
     last_mode: str | None = None
     last_style: str | None = None
 

@@ -258,12 +258,13 @@ class RunArchive:
             )
         return revision
 
-    def save_turn(self, record: TurnRecord, *, db: sqlite3.Connection | None = None) -> None:
-        """Add a run's full record, inside `db`'s transaction (see `writing`) if one is given."""
+    def save_turn(self, record: TurnRecord, *, db: sqlite3.Connection | None = None) -> int:
+        """Add a run's full record, inside `db`'s transaction (see `writing`) if one is given;
+        returns its row's id (for `amend_turn`)."""
         if db is None:
             with self._connect() as connection:
                 return self.save_turn(record, db=connection)
-        db.execute(
+        cursor = db.execute(
             "INSERT INTO turns (session, started_at, mode, style, query, outcome, cost_usd, record) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -277,6 +278,16 @@ class RunArchive:
                 json.dumps(record.to_json(), ensure_ascii=False),
             ),
         )
+        return int(cursor.lastrowid or 0)
+
+    def amend_turn(self, turn_id: int, record: TurnRecord) -> None:
+        """Rewrite a stored run's record with what the run added after its commit (a claim map
+        drawn after the reply, and what its call cost)."""
+        with self.writing() as db:
+            db.execute(
+                "UPDATE turns SET outcome = ?, cost_usd = ?, record = ? WHERE id = ?",
+                (record.outcome, record.turn_cost_usd, json.dumps(record.to_json(), ensure_ascii=False), turn_id),
+            )
 
     def revision(self, session_id: str) -> int | None:
         """How many times the session's lists were saved (None: no such session)."""

@@ -87,6 +87,7 @@ class Committed:
 
     session: SessionData
     merged: bool
+    turn_id: int | None = None  # the turn's record's row in the archive (RunArchive.amend_turn)
 
 
 @dataclass
@@ -250,7 +251,8 @@ class SessionStore:
         stored = db.execute("SELECT revision FROM sessions WHERE id = ?", (session.id,)).fetchone()
         known = self._revisions.get(session.id)
         if stored is None or known is None or stored[0] == known:
-            return Committed(session, merged=False), self._store(session, db, change.record)
+            remembered = self._store(session, db)
+            return Committed(session, merged=False, turn_id=self._save_record(change, db)), remembered
         # Another process saved turns to this chat: append this turn to the chat as it now is.
         now = self.archive.load_session(session.id, db=db)
         assert now is not None, "the row was just read in this transaction"
@@ -266,7 +268,11 @@ class SessionStore:
             }
         )
         self._stored[session.id] = {name: list(getattr(current, name)) for name in LISTS}
-        return Committed(merged, merged=True), self._store(merged, db, change.record)
+        remembered = self._store(merged, db)
+        return Committed(merged, merged=True, turn_id=self._save_record(change, db)), remembered
+
+    def _save_record(self, change: TurnChange, db: sqlite3.Connection) -> int | None:
+        return self.archive.save_turn(change.record, db=db) if change.record is not None else None
 
     def _store(
         self, session: SessionData, db: sqlite3.Connection, record: TurnRecord | None = None

@@ -125,7 +125,10 @@ class SettledMap:
     def start(self, runner: TurnRunner, proposals: dict[str, str]) -> None:
         """Nothing: no pass follows an agreed pair."""
 
-    async def settle(self, runner: TurnRunner, grace_s: float) -> ClaimMap | None:
+    async def in_hand(self) -> tuple[bool, ClaimMap | None]:
+        return False, self.claim_map
+
+    async def late(self) -> ClaimMap | None:
         return self.claim_map
 
     async def abandon(self) -> None:

@@ -1,12 +1,15 @@
-"""The mapping call of a turn: started beside the pass that reads the last proposals, settled
-when the reply is ready, and never allowed to hold the reply back.
+"""The mapping call of a turn: started beside the pass that reads the last proposals, and never
+allowed to hold the reply back.
 
 The styles call `TurnRunner.map_claims(proposals)` as they send the aggregator's (chairman's,
-reviewers') pass, so the map costs no wave of its own. When the reply is ready the engine
-gives the map `grace_s` more (the two calls started together; the map's quote checks run
-beside the reply's); a map still out then is cancelled and left out, with one line. A later
-pass's map supersedes an earlier one (an aggregator asking for another round): the earlier call
-is left to finish and its map dropped, since cancelling a call in flight would bill its worst case.
+reviewers') pass, so the map costs no wave of its own. When the reply is ready the engine takes
+the map if it is drawn (`in_hand`), and otherwise commits the reply at once and awaits the map
+afterwards (`late`): it is then kept with the run record and shown under the reply. A cancelled
+or superseded turn drops its map. A later pass's map supersedes an earlier one (an aggregator
+asking for another round): the earlier call is left to finish and its map dropped, since
+cancelling a call in flight would bill its worst case; the calls still out when the reply is
+ready are cancelled. Only the turn's own map is announced (by the engine's events): an earlier
+pass's never reaches the status line.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ensemble_tui.core.claims.wire import claim_map_schema, parse_wire_map
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.turn.costs import BudgetExceeded
-from ensemble_tui.core.turn.events import Notice, StatusChanged
+from ensemble_tui.core.turn.events import Notice
 from ensemble_tui.core.turn.styles.labels import shuffled_labelling
 from ensemble_tui.core.turn.turn import TurnRunner, user_message
 
@@ -77,6 +80,32 @@ class ClaimMapping:
             return None
         return task.result()
 
+    async def in_hand(self) -> tuple[bool, ClaimMap | None]:
+        """At the reply, without waiting: (whether the map is still being drawn, the map if it is
+        drawn). The calls of earlier passes, whose maps are dropped anyway, are cancelled."""
+        superseded, self._superseded = self._superseded, []
+        for task in superseded:
+            task.cancel()
+        await asyncio.gather(*superseded, return_exceptions=True)
+        task = self._task
+        if task is None:
+            return False, None
+        if not task.done():
+            return True, None
+        self._task = None
+        return False, task.result()
+
+    async def late(self) -> ClaimMap | None:
+        """The map still out at the reply, awaited; None if it is left out (a line said why). A
+        cancel (the turn superseded, the app closed) cancels the call: its map is dropped."""
+        task = self._task
+        if task is None:
+            return None
+        try:
+            return await task
+        finally:
+            self._task = None
+
     async def abandon(self) -> None:
         """Cancel every mapping call still out (the turn ended, or failed)."""
         tasks = [*self._superseded, *([self._task] if self._task is not None else [])]
@@ -121,9 +150,11 @@ class ClaimMapping:
         claim_map = await asyncio.to_thread(
             resolve, parsed, labelling.by_label, self.pdf, self.cache_dir, mapper=self.mapper, model=model
         )
+        if not self._current():  # superseded while its quotes were checked
+            runner.record.artifacts.append(Artifact("claims", self.mapper, reply.text, data={"superseded": True}))
+            return None
         data = {"map": claim_map.model_dump(mode="json"), "latency_s": runner.timed(started)}
         runner.record.artifacts.append(Artifact("claims", self.mapper, reply.text, data=data))
-        runner.emit(StatusChanged(f"Claims mapped: {claim_map.summary}"))
         return claim_map
 
     def _left_out(self, runner: TurnRunner, why: str, text: str) -> None:
@@ -132,4 +163,3 @@ class ClaimMapping:
         runner.emit(Notice(f"{LEFT_OUT} {why.rstrip('.')}."))
         runner.record.artifacts.append(Artifact("claims", self.mapper, text, data={"problem": why}))
         return None
-

@@ -55,6 +55,7 @@ from ensemble_tui.core.turn.events import (
     TurnRolledBack,
 )
 from ensemble_tui.core.turn.failure_lines import failure_message, save_failure, transcript_failure
+from ensemble_tui.core.turn.late_map import LateMap
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.turn.styles.table import STYLES
 from ensemble_tui.core.turn.turn import TurnContext, TurnRunner
@@ -63,10 +64,7 @@ from ensemble_tui.core.workspace import Workspace
 log = logging.getLogger(__name__)
 
 _DONE = object()
-# The claim map's call starts with the reply's; a reply that is ready waits no longer than this
-# (beside its own quote checks) for a map that started with it: two calls sent together end
-# within milliseconds of each other when the models are alike, and a slower mapper is dropped.
-MAP_GRACE_S = 0.25
+Emit = Callable[[EngineEvent], None]
 REQUEST_KEY = "\x00request "  # a synthesis request's key among the texts checked (no provider's name)
 WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
 
@@ -111,7 +109,6 @@ class Engine:
     rng: random.Random = field(default_factory=random.Random)
     sleep: Sleep = asyncio.sleep
     timeout_s: float = 180.0
-    map_grace_s: float = MAP_GRACE_S  # how long a reply that is ready waits for a map still out
     _task: asyncio.Task[None] | None = field(default=None, repr=False)
     _warned_models: set[str] = field(default_factory=set, repr=False)
     _prompt_warnings_shown: int = 0  # placeholder typos are reported once each
@@ -204,9 +201,8 @@ class Engine:
                 reply = await run_auto(runner, given.query)
             else:
                 reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
-            checks, claims = await asyncio.gather(
-                self._check_quotes(reply.text, runner, warming, record, emit), self._settle_map(runner)
-            )
+            checks = await self._check_quotes(reply.text, runner, warming, record, emit)
+            map_pending, claims = await self._map_in_hand(runner)
         except asyncio.CancelledError:
             if warming is not None:
                 warming.cancel()
@@ -239,8 +235,10 @@ class Engine:
         )
         data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
         record.artifacts.append(Artifact("final", "", reply.text, data=data))
-        await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
-        emit(ReplyCommitted(message, mode, claims, tuple(runner.resubmissions)))
+        row = await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
+        emit(ReplyCommitted(message, mode, claims, tuple(runner.resubmissions), map_pending=map_pending))
+        if map_pending and caller is not None:
+            await self._settle_map(LateMap(workspace, record, caller, caller.spent, row), runner, message, emit)
 
     def _claim_mapping(
         self, mode: RunMode, context: TurnContext, emit: Callable[[EngineEvent], None]
@@ -256,11 +254,17 @@ class Engine:
             return None
         return ClaimMapping(mapper, context.caller.pdf, self.workspace.paths.cache)
 
-    async def _settle_map(self, runner: TurnRunner) -> ClaimMap | None:
-        """The map if it is ready with the reply (see core/claims/mapping.py); never waits longer."""
+    async def _map_in_hand(self, runner: TurnRunner) -> tuple[bool, ClaimMap | None]:
+        """(whether the map is still out, the map if it is drawn) as the reply is ready; never waits."""
         if runner.claim_mapping is None:
-            return None
-        return await runner.claim_mapping.settle(runner, self.map_grace_s)
+            return False, None
+        return await runner.claim_mapping.in_hand()
+
+    async def _settle_map(self, late: LateMap, runner: TurnRunner, reply: ChatMessage, emit: Emit) -> None:
+        """The map still out when the reply was committed: awaited now, then kept with the run and
+        announced (ClaimsMapped); a cancel (a new turn) drops it and keeps its cost (late_map.py)."""
+        if runner.claim_mapping is not None:
+            await late.settle(runner.claim_mapping, reply, emit)
 
     async def _check_quotes(
         self,
@@ -402,8 +406,9 @@ class Engine:
         emit: Callable[[EngineEvent], None],
         reply: ChatMessage | None = None,
         failure: str | None = None,
-    ) -> None:
-        """Change the session once, as the turn's outcome says, and save it in a worker thread.
+    ) -> int | None:
+        """Change the session once, as the turn's outcome says, and save it in a worker thread;
+        returns the row of the turn's stored record (None: not stored).
 
         A final reply adds the input (if new) and the reply; a failure keeps the input, the
         outputs and the resubmissions; a cancel keeps only the cost. A turn that cannot be
@@ -456,7 +461,7 @@ class Engine:
             committed = await asyncio.shield(asyncio.to_thread(workspace.store.commit_turn, change, on_wait=waiting))
         except TranscriptError as exc:  # the turn is stored; only its Markdown copy lags
             emit(Notice(transcript_failure(exc)))
-            return
+            return None
         except OSError as exc:
             recovered = None
             if reply is not None:  # the answer paid for is kept somewhere, whatever the home's state
@@ -464,10 +469,11 @@ class Engine:
                 folders = recovery_folders(workspace.paths.root)
                 recovered = await asyncio.shield(asyncio.to_thread(write_recovery, text, after.id, folders))
             emit(TurnNotSaved(save_failure(exc, workspace.paths.root, recovered)))
-            return
+            return None
         workspace.session = committed.session
         if committed.merged:  # the chat as it now stands, this turn's messages at its end
             emit(reloaded(committed.session))
+        return committed.turn_id
 
 
 async def abandon_map(runner: TurnRunner | None) -> None:

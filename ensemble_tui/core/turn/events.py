@@ -151,6 +151,7 @@ class ReplyCommitted:
     mode: RunMode
     claims: ClaimMap | None = None
     resubmissions: tuple[Resubmission, ...] = ()
+    map_pending: bool = False  # the claim map was still being drawn: ClaimsMapped follows, or a Notice
 
     @property
     def text(self) -> str:
@@ -159,6 +160,15 @@ class ReplyCommitted:
     @property
     def sources(self) -> tuple[str, ...]:
         return tuple(self.message.sources)
+
+
+@dataclass(frozen=True)
+class ClaimsMapped:
+    """The turn's claim map, drawn after its reply was committed (the reply never waits for it):
+    kept with the run record before this is sent. Shown under `reply`, never sent to a model."""
+
+    reply: ChatMessage
+    claims: ClaimMap
 
 
 @dataclass(frozen=True)
@@ -195,6 +205,7 @@ EngineEvent = (
     | Notice
     | TurnNotSaved
     | ReplyCommitted
+    | ClaimsMapped
     | RunFailed
     | TurnRolledBack
 )

@@ -90,21 +90,35 @@ class ArchiveFlow:
 
         self.host.push_screen(ReportScreen(turns, self.host.workspace.extra_providers))
 
-    def show_compare(self) -> None:
-        """The last run's proposals side by side (Ctrl+F), checked against the chat's PDF."""
-        turns = self._runs_or_notice()
+    def show_compare(self, tab: str = "proposals") -> None:
+        """The last run's proposals side by side (Ctrl+F), checked against the chat's PDF, and
+        its claim map on the Claims tab (F10 opens Compare there)."""
+        from ensemble_tui.core.claims.model import claims_of
+        from ensemble_tui.ui.screens.claims import NO_MAP
+
+        turns = self.session_turns() if tab == "claims" else self._runs_or_notice()
         if turns is None:
             return
         from ensemble_tui.core.records.compare import compare_rounds
         from ensemble_tui.ui.screens.compare import CompareScreen
 
-        rounds = compare_rounds(turns[-1].record)
-        if not rounds:
+        record = turns[-1].record if turns else None
+        rounds = compare_rounds(record) if record is not None else []
+        claim_map = claims_of(record.artifacts) if record is not None else None
+        if tab == "claims" and (claim_map is None or not claim_map.claims) and not self.host.turns.map_pending:
+            self.host.say(NO_MAP)
+            return
+        if not rounds and tab != "claims":
             self.host.say(NO_PROPOSALS)
             return
         workspace = self.host.workspace
         pdf = workspace.session.pdf_path
-        self.host.push_screen(CompareScreen(rounds, Path(pdf) if pdf else None, workspace.paths.cache), self._compared)
+        question = record.query if record is not None else ""
+        cache = workspace.paths.cache
+        self.host.push_screen(
+            CompareScreen(rounds, Path(pdf) if pdf else None, cache, claim_map, question=question, tab=tab),
+            self._compared,
+        )
 
     def _compared(self, result: str | None) -> None:
         """Compare closed; with `r`, the turn is restyled (the styles to pick from come next)."""

@@ -1,10 +1,12 @@
-"""The Claims view (F10, palette "Claims"): the last run's claim map, disputed claims first.
+"""The Claims view, the Claims tab of Compare (F10, palette "Claims", `c` in Compare): the last
+run's claim map, disputed claims first.
 
 One card per claim: its kind and text, then a row per model with its stance, a quote of its own
 words and the evidence mark (`✓ p. N` / `✗ not in the paper`), then the places it cites. The
-map is read from the run record, so a reopened chat shows it too. Cards take the focus in turn
-(↑/↓, Tab), the view scrolls to the focused one, Esc closes. Everything in a card came from a
-model: it is shown as plain Text (ui/chat_log/rendering.py), never as markup.
+map is read from the run record, so a reopened chat shows it too; a map drawn after the reply
+fills the view when it comes (`ClaimsView.show`). Cards take the focus in turn (↑/↓, Tab), the
+view scrolls to the focused one. Everything in a card came from a model: it is shown as plain
+Text (ui/chat_log/rendering.py), never as markup.
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, Label, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Label, Static
 
-from ensemble_tui.core.claims.model import Claim, ClaimMap, claims_of
+from ensemble_tui.core.claims.model import Claim, ClaimMap
 from ensemble_tui.ui.chat_log.rendering import plain
 
 NO_MAP = "The last run has no claim map: it is drawn for multi-model turns, with the map on in Settings."
+HINT = "  ↑/↓ claims · p proposals"
 KIND_LABELS = {"contradiction": "Disputed", "partial": "Partial", "unique": "Unique", "consensus": "Agreed"}
 KIND_STYLES = {"contradiction": "bold yellow", "partial": "bold", "unique": "bold cyan", "consensus": "bold green"}
 
@@ -58,66 +60,66 @@ class ClaimCard(Static, can_focus=True):
         self.claim = claim
 
 
-class ClaimsScreen(Screen[None]):
-    """Shows `claim_map`, disputed claims first, the first one focused."""
+class ClaimsView(Vertical):
+    """The map's title line (the question, the summary) over its cards; `show` replaces the map."""
 
     DEFAULT_CSS = """
-    ClaimsScreen #claims-title { padding: 0 1; }
-    ClaimsScreen #claims-list { height: 1fr; }
-    ClaimsScreen .claim-card { padding: 0 1; margin: 0 0 1 0; border-left: outer $panel; }
-    ClaimsScreen .claim-card:focus { border-left: outer $accent; background: $boost; }
+    ClaimsView { height: 1fr; }
+    ClaimsView #claims-title { padding: 0 1; }
+    ClaimsView #claims-list { height: 1fr; }
+    ClaimsView .claim-card { padding: 0 1; margin: 0 0 1 0; border-left: outer $panel; }
+    ClaimsView .claim-card:focus { border-left: outer $accent; background: $boost; }
     """
 
     BINDINGS = [
-        Binding("escape", "close", "Close", id="claims.close"),
         Binding("down", "app.focus_next", "Next claim", show=False, id="claims.next"),
         Binding("up", "app.focus_previous", "Previous claim", show=False, id="claims.previous"),
     ]
 
-    def __init__(self, claim_map: ClaimMap, title: str = "") -> None:
-        super().__init__()
+    def __init__(self, claim_map: ClaimMap | None, question: str = "", *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.claim_map = claim_map
-        self.run_title = title
+        self.question = question
 
     def compose(self) -> ComposeResult:
+        yield Label(self.title(), id="claims-title")
+        with VerticalScroll(id="claims-list"):
+            yield from self.cards()
+
+    def title(self) -> Text:
         title = Text("Claims", style="bold", end="")
-        if self.run_title:  # the question, cut to one line at 80 columns
-            question = " ".join(self.run_title.split())
+        if self.question:  # the question, cut to one line at 80 columns
+            question = " ".join(self.question.split())
             title.append(" · ")
             title.append_text(plain(question if len(question) <= 60 else question[:59] + "…"))
         title.append("\n")
-        title.append_text(plain(self.claim_map.summary))
-        title.append("  ↑/↓ claims · Esc close", style="dim")
-        yield Label(title, id="claims-title")
-        with VerticalScroll(id="claims-list"):
-            yield from (ClaimCard(claim) for claim in self.claim_map.disputed_first())
-        yield Footer(compact=True)
+        title.append_text(plain(self.claim_map.summary if self.claim_map is not None else NO_MAP))
+        title.append(HINT, style="dim")
+        return title
 
-    def on_mount(self) -> None:
+    def cards(self) -> list[ClaimCard]:
+        return [ClaimCard(claim) for claim in self.claim_map.disputed_first()] if self.claim_map else []
+
+    async def show(self, claim_map: ClaimMap) -> None:
+        """Show `claim_map` (drawn after the view opened) in place of what was there."""
+        self.claim_map = claim_map
+        self.query_one("#claims-title", Label).update(self.title())
+        box = self.query_one("#claims-list", VerticalScroll)
+        await box.remove_children()
+        await box.mount_all(self.cards())
+
+    def focus_first(self) -> None:
         cards = list(self.query(ClaimCard))
         if cards:
             cards[0].focus()
 
-    def action_close(self) -> None:
-        self.dismiss(None)
-
 
 class ClaimsHost(Protocol):
-    """What opening the view needs of the app: the chat's runs, a status line, a screen stack."""
+    """What opening the view needs of the app: its archive flow (ui/actions/archive_flow.py)."""
 
-    archive_flow: Any  # ui/actions/archive_flow.py's ArchiveFlow (its session_turns())
-
-    def say(self, text: str) -> None: ...
-    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    archive_flow: Any
 
 
 def show_claims(app: ClaimsHost) -> None:
-    """Open the Claims view on the chat's last run (read from the archive), or say why not."""
-    turns = app.archive_flow.session_turns()
-    if turns is None:
-        return  # the archive could not be read: a toast said so
-    claim_map = claims_of(turns[-1].record.artifacts) if turns else None
-    if claim_map is None or not claim_map.claims:
-        app.say(NO_MAP)
-        return
-    app.push_screen(ClaimsScreen(claim_map, turns[-1].record.query))
+    """F10: Compare on its Claims tab, for the chat's last run (or a line saying why not)."""
+    app.archive_flow.show_compare(tab="claims")

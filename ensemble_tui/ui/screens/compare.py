@@ -1,4 +1,6 @@
-"""The Compare view: the last run's proposals in columns, one per model, round by round.
+"""The Compare view: the last run's proposals in columns, one per model, round by round, and on
+its Claims tab the run's claim map (ui/screens/claims.py). `c` and `p` switch the tabs (the
+footer shows the one to go to); F10 on the main screen opens Compare on its Claims tab.
 
 Side by side when the terminal is wider than 80 columns and there are at most three proposals,
 stacked otherwise; `l` switches. Side by side, the columns scroll together (by relative
@@ -24,12 +26,14 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
 
+from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.paper.quotes import check_reply_against_pdf
 from ensemble_tui.core.records.compare import CompareRound, Proposal
 from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
 from ensemble_tui.ui.chat_log.rendering import markdown, plain
+from ensemble_tui.ui.screens.claims import ClaimsView
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +42,9 @@ SIDE_BY_SIDE_MAX_COLUMNS = 3
 NO_PDF = "Quotes: no PDF"
 CHECKING = "Quotes: checking…"
 NOTHING_TO_CHECK = "Quotes: none to check"
+NO_ROUNDS = "The last run has no proposals to compare."
+PROPOSALS, CLAIMS = "proposals", "claims"  # the tabs' ids
+ROUND_ACTIONS = {"step", "toggle_layout"}  # the Proposals tab's own keys
 
 
 class CompareColumn(VerticalScroll):
@@ -95,7 +102,14 @@ RESTYLE = "restyle"  # what Compare's `r` closes with: the app restyles the turn
 
 
 class CompareScreen(Screen[str | None]):
-    """Shows `rounds` (from core.compare.compare_rounds), starting with the last round."""
+    """Shows `rounds` (from core.compare.compare_rounds), starting with the last round, and
+    `claim_map` on the Claims tab; opens on `tab` ("proposals" or "claims")."""
+
+    DEFAULT_CSS = """
+    CompareScreen > TabbedContent { height: 1fr; }
+    CompareScreen > TabbedContent > ContentSwitcher { height: 1fr; }
+    CompareScreen TabPane { height: 1fr; padding: 0; }
+    """
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="compare.close"),
@@ -104,10 +118,28 @@ class CompareScreen(Screen[str | None]):
         Binding("right", "step(1)", "Next round", priority=True, id="compare.next"),
         Binding("l", "toggle_layout", "Layout", id="compare.layout", tooltip="Side by side or stacked"),
         Binding("r", "restyle", "Restyle", id="compare.restyle", tooltip="This turn again in another style"),
+        Binding(
+            "c", f"show_tab('{CLAIMS}')", "Claims", id="compare.claims", tooltip="Where the models agree and disagree"
+        ),
+        Binding(
+            "p", f"show_tab('{PROPOSALS}')", "Proposals", id="compare.proposals", tooltip="The proposals side by side"
+        ),
     ]
 
-    def __init__(self, rounds: Sequence[CompareRound], pdf: Path | None, cache_dir: Path) -> None:
+    def __init__(
+        self,
+        rounds: Sequence[CompareRound],
+        pdf: Path | None,
+        cache_dir: Path,
+        claim_map: ClaimMap | None = None,
+        *,
+        question: str = "",
+        tab: str = PROPOSALS,
+    ) -> None:
         super().__init__()
+        self.claim_map = claim_map
+        self.question = question
+        self.tab = tab
         self.rounds = list(rounds)
         self.pdf = pdf
         self.cache_dir = cache_dir
@@ -122,18 +154,58 @@ class CompareScreen(Screen[str | None]):
         return self.rounds[self.index]
 
     def compose(self) -> ComposeResult:
-        yield Label(id="compare-title")
-        yield VerticalScroll(id="compare-columns")
+        with TabbedContent(initial=self.tab):
+            with TabPane("Proposals", id=PROPOSALS):
+                yield Label(id="compare-title")
+                yield VerticalScroll(id="compare-columns")
+            with TabPane("Claims", id=CLAIMS):
+                yield ClaimsView(self.claim_map, self.question, id="claims-view")
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
-        await self.show_round(self.index)
-        if self.pdf is not None:
+        if self.rounds:
+            await self.show_round(self.index)
+        else:
+            self.query_one("#compare-title", Label).update(NO_ROUNDS)
+        if self.pdf is not None and self.rounds:
             self.check_quotes()
+        self.focus_tab()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Each tab's own keys, and the key to the other tab, only where they apply."""
+        if action in ROUND_ACTIONS:
+            return self.tab == PROPOSALS and bool(self.rounds)
+        if action == "show_tab":
+            return bool(parameters) and parameters[0] != self.tab
+        return True
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """A tab was chosen (a key, a click): its keys in the footer, the focus in it."""
+        self.tab = event.pane.id or PROPOSALS
+        self.refresh_bindings()
+        self.focus_tab()
+
+    def focus_tab(self) -> None:
+        if self.tab == CLAIMS:
+            self.query_one(ClaimsView).focus_first()
+        elif columns := self.columns():
+            columns[0].focus()
+
+    async def show_claim_map(self, claim_map: ClaimMap) -> None:
+        """The run's map, drawn after the view opened (the reply never waits for it)."""
+        self.claim_map = claim_map
+        await self.query_one(ClaimsView).show(claim_map)
+        if self.tab == CLAIMS:
+            self.query_one(ClaimsView).focus_first()
 
     def side(self) -> bool:
         if self.side_by_side is not None:
             return self.side_by_side
+        if not self.rounds:
+            return False
         return self.app.size.width >= SIDE_BY_SIDE_MIN_WIDTH and len(self.round.proposals) <= SIDE_BY_SIDE_MAX_COLUMNS
 
     def columns(self) -> list[CompareColumn]:
@@ -159,7 +231,7 @@ class CompareScreen(Screen[str | None]):
         await box.mount_all([CompareColumn(p, self.quote_line(p), self.checks.get(p.text)) for p in current.proposals])
         self.apply_layout()
         columns = self.columns()
-        if columns:
+        if columns and self.tab == PROPOSALS:
             columns[0].focus()
 
     def apply_layout(self) -> None:

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MAPPING = "Drawing the claim map…"
+FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
 SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/turns/collector.py)
 CANCELLED = "Cancelled - nothing of that run was kept."
 
@@ -91,6 +93,12 @@ class TurnController(Widget):
         self.host = host
         self._run_counter = 0
         self._review_notice: ChatNotice | None = None
+        self._mapping: ActiveTurn | None = None  # a committed turn whose claim map is still being drawn
+
+    @property
+    def map_pending(self) -> bool:
+        """Whether the last turn's claim map is still being drawn (its reply is shown already)."""
+        return self._mapping is not None
 
     # ----- starting and stopping ------------------------------------------------------------
 
@@ -115,6 +123,7 @@ class TurnController(Widget):
         turn = ActiveTurn(self._run_counter, mode, text, host.style, reuse=dict(reuse or {}), reused_from=reused_from)
         host.default_mode = mode
         self._review_notice = None
+        self._mapping = None  # a map still out is dropped: this turn's worker cancels the last one's
         host.show_pane("chat")
         self.turn = turn  # the status line, the buttons and the collector follow (watchers)
         host.chat.status.show(f"Starting {turn.label}…")
@@ -136,6 +145,7 @@ class TurnController(Widget):
         """Cancel the run (if any) and wait until the core has rolled it back; returns its text."""
         turn, self.turn = self.turn, None
         if turn is None:
+            await self._drop_late_map()
             return ""
         self.host.engine.stop()
         if turn.worker is not None:
@@ -146,10 +156,25 @@ class TurnController(Widget):
         self.host.chat.status.show(CANCELLED)
         return turn.text
 
+    async def _drop_late_map(self) -> None:
+        """Before the chat changes (a new chat, another reopened): a claim map still out is
+        dropped, and its cost kept with the chat it was drawn for."""
+        mapping, self._mapping = self._mapping, None
+        if mapping is None or mapping.worker is None:
+            return
+        self.host.engine.stop()
+        try:
+            await mapping.worker.wait()
+        except (WorkerCancelled, WorkerFailed, WorkerError):
+            pass
+
     @on(Worker.StateChanged)
     def _worker_ended(self, event: Worker.StateChanged) -> None:
         """A worker that ends before its turn's last event: a bug in the turn, or a cancel."""
         turn = self.turn
+        mapping = self._mapping
+        if mapping is not None and event.worker is mapping.worker and event.state in FINISHED:
+            self._mapping = None  # the map came, was left out (a line said so) or was dropped
         if event.worker.group != "turn" or turn is None or event.worker is not turn.worker:
             return
         if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
@@ -195,9 +220,11 @@ class TurnController(Widget):
     def _event_posted(self, message: TurnEventPosted) -> None:
         message.stop()
         turn = self.turn
-        if turn is None or turn.run_id != message.run_id:
-            return  # a late event of a run that was superseded or stopped
-        self._render(turn, message.event)
+        if turn is not None and turn.run_id == message.run_id:
+            self._render(turn, message.event)
+        elif self._mapping is not None and self._mapping.run_id == message.run_id:
+            self._render_late(message.event)  # its reply is shown; its claim map comes after
+        # else: a late event of a run that was superseded or stopped
 
     def _render(self, turn: ActiveTurn, event: EngineEvent) -> None:
         from ensemble_tui.core.turn import events as ev
@@ -255,6 +282,33 @@ class TurnController(Widget):
             self._rolled_back(turn, event)
             self._finish()
 
+    def _render_late(self, event: EngineEvent) -> None:
+        """What a committed turn sends while its claim map is drawn: the map (the line under the
+        reply, the Claims view if it is open), its cost, and why it was left out if it was."""
+        from ensemble_tui.core.turn import events as ev
+        from ensemble_tui.core.turn.claim_mapping import LEFT_OUT
+
+        host = self.host
+        if isinstance(event, ev.ClaimsMapped):
+            self._mapping = None
+            host.chat.log_view.set_claim_lines({event.reply.text: event.claims.summary})
+            host.chat.status.show(f"Claims mapped: {event.claims.summary}")
+            self._fill_claims_view(event.claims)
+        elif isinstance(event, ev.CostUpdated):
+            host.chat.status.set_cost(event.session_cost_usd)
+        elif isinstance(event, ev.Notice):
+            if LEFT_OUT in event.message:
+                self._mapping = None
+                host.chat.status.show(event.message)
+            host.add_notice(event.message, "info")
+
+    def _fill_claims_view(self, claims: Any) -> None:
+        from ensemble_tui.ui.screens.compare import CompareScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, CompareScreen):
+                self.run_worker(screen.show_claim_map(claims), group="claims-view", exit_on_error=False)
+
     def _unshow(self, turn: ActiveTurn) -> None:
         """Take the turn's input off the chat and give back the reply a redo withdrew."""
         if turn.chat_from is None:
@@ -288,7 +342,11 @@ class TurnController(Widget):
                 log_view = host.resubmissions.log_view
                 log_view.sync([*log_view.items[: turn.resubmissions_from], *event.resubmissions])
         chat.reveal_start(event.message)
-        host.chat.status.show(f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())}).")
+        done = f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())})."
+        if event.map_pending:
+            self._mapping = turn
+            done += f" {MAPPING}"
+        host.chat.status.show(done)
         host.drafts.changed()  # its question is in the chat now
         if host.notifications_on:
             summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
