@@ -85,7 +85,9 @@ class Restyling:
         if isinstance(found, str):
             self.host.say(found)
             return
-        title = f"Same turn in another style · {source_line(found)}\nNo proposer is asked again. Enter picks, Esc closes."
+        title = (
+            f"Same turn in another style · {source_line(found)}\nNo proposer is asked again. Enter picks, Esc closes."
+        )
         styles = [style for style in Style if style is not found.style]
         self.host.push_screen(RestylePicker(styles, title), self._picked)
 

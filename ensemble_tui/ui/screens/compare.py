@@ -114,8 +114,8 @@ class CompareScreen(Screen[str | None]):
     BINDINGS = [
         Binding("escape", "close", "Close", id="compare.close"),
         # Priority: a column with a wide table scrolls sideways, and would otherwise take the arrows.
-        Binding("left", "step(-1)", "Previous round", priority=True, id="compare.previous"),
-        Binding("right", "step(1)", "Next round", priority=True, id="compare.next"),
+        Binding("left", "step(-1)", "Rounds", priority=True, id="compare.previous", key_display="←→"),
+        Binding("right", "step(1)", "Next round", priority=True, id="compare.next", show=False),  # "←→ Rounds" says it
         Binding("l", "toggle_layout", "Layout", id="compare.layout", tooltip="Side by side or stacked"),
         Binding("r", "restyle", "Restyle", id="compare.restyle", tooltip="This turn again in another style"),
         Binding(
