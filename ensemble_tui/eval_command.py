@@ -175,7 +175,10 @@ def read_questions(workspace: Workspace, args: argparse.Namespace, demo: bool) -
         from ensemble_tui.simulator.eval_demo import DEMO_HISTORY, DEMO_QUESTIONS
 
         before = [ChatMessage(role="user", text=DEMO_HISTORY[0]), ChatMessage(role="assistant", text=DEMO_HISTORY[1])]
-        questions += [make_question(text, None, before) for text in DEMO_QUESTIONS[: count - len(questions)]]
+        from ensemble_tui.bootstrap import demo_paper
+
+        paper = str(demo_paper())
+        questions += [make_question(text, paper, before) for text in DEMO_QUESTIONS[: count - len(questions)]]
     if not questions:
         raise EnsembleError("Your chats hold no answered question yet - ask some first, or use --questions FILE.")
     return questions

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ensemble_tui.simulator.demo import NAMES, REVISED_MARK, DemoSimulator, resynthesis_request, role_of
+from ensemble_tui.simulator.demo_claims import ANONYMOUS_QUOTE, RIGHT_QUOTE, WRONG_QUOTE
 from ensemble_tui.simulator.script import RecordedRequest, ScriptedReply
 
 LATENCY_VARIABLE = "ENSEMBLE_TUI_EVAL_DEMO_LATENCY_S"
@@ -39,10 +40,11 @@ DEMO_QUESTIONS = (
     "Which limitation do the authors admit?",
     "How would the method scale to ten times the data?",
     "Which equation carries the main idea, in words?",
-    "What would a skeptical reviewer ask first?",
-    "How does the paper relate to earlier work?",
-    "What is the simplest experiment that could refute it?",
+    "What does HERON-7 show about aggregation?",
+    "How large is the HERON-7 gain over the best single model?",
+    "Would the HERON-7 result survive a second benchmark?",
 )
+HARD = "HERON-7"  # the hard questions: a middling answer misquotes the paper's figure on them
 DEMO_HISTORY = ("Summarise the paper in one paragraph.", "A simulated summary of the paper, from an earlier turn.")
 
 
@@ -54,10 +56,21 @@ def qualities(text: str) -> list[int]:
     return [int(found) for found in _MARK.findall(text)]
 
 
-def answer(name: str, quality: int, kind: str = "answer") -> str:
+def answer(name: str, quality: int, kind: str = "answer", hard: bool = False) -> str:
+    """A scripted answer: the better it is, the more of its quotes of the demo's paper are right
+    (4 and 5: two found; 3: both found, but on a hard question (one about HERON-7) one of two;
+    2 and below: its one quote is not in the paper). So auto, whose pair is the middling
+    ChatGPT's, agrees on the easy questions and escalates on the hard ones."""
+    if quality >= 4 or (quality == 3 and not hard):
+        quotes = [ANONYMOUS_QUOTE, RIGHT_QUOTE]
+    elif quality == 3:
+        quotes = [ANONYMOUS_QUOTE, WRONG_QUOTE]
+    else:
+        quotes = [WRONG_QUOTE]
+    cited = " ".join(f'The paper says "{quote}" (p. 1).' for quote in quotes)
     return (
         f"**Simulated {name} {kind}** for the eval demo - no real model was called.\n\n"
-        f"A scripted answer of known quality, so the eval's report can be checked.\n\n{mark(quality)}"
+        f"A scripted answer of known quality, so the eval's report can be checked. {cited}\n\n{mark(quality)}"
     )
 
 
@@ -99,7 +112,9 @@ def eval_reply(name: str, text: str) -> str | None:
     """The eval demo's reply to a request, or None where the plain demo's reply will do."""
     role = role_of(text)
     if role == "proposal":
-        return judge(text) if len(qualities(text)) >= 2 else answer(name, QUALITY.get(name, DEFAULT_QUALITY))
+        if len(qualities(text)) >= 2:
+            return judge(text)
+        return answer(name, QUALITY.get(name, DEFAULT_QUALITY), hard=HARD in text)
     if role == "revision":
         own = QUALITY.get(name, DEFAULT_QUALITY)
         return answer(name, own, "revision") + f"\n\n{REVISED_MARK}"
