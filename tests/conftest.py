@@ -40,6 +40,44 @@ def pytest_configure(config: pytest.Config) -> None:
         tempfile.tempdir = str(MEMORY_FOLDER)
 
 
+# The tests that take longest, most of it waiting on processes they start (crashes, signals,
+# parallel runs, tmux), longest first. Each of the two workers starts on every other one, so the
+# other tests fill in around them and no worker is left alone with one at the end.
+RUN_FIRST = (
+    "tests/hardening/test_clean_exits.py",
+    "tests/hardening/test_crash_safety.py",
+    "tests/hardening/test_budget_cap_processes.py",
+    "tests/test_two_processes.py",
+    "tests/ui/test_tmux_e2e.py",
+    "tests/hardening/test_hostile_terminal.py",
+    "tests/ui/test_shared_home.py",
+    "tests/hardening/test_saved_means_saved.py",
+    "tests/hardening/test_trust.py",
+    "tests/hardening/test_inert_output.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order for two workers under xdist's `worksteal` (pyproject.toml), which gives the first half
+    of the list to one worker and the second half to the other, then lets an idle worker take
+    queued tests from the end of the busy one's: the RUN_FIRST files alternate between the heads
+    of the two halves; the rest keep their collected order."""
+
+    def rank(item: pytest.Item) -> int:
+        return next((n for n, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
+
+    first = [item for item in items if rank(item) < len(RUN_FIRST)]
+    if not first:
+        return
+    rest = [item for item in items if rank(item) == len(RUN_FIRST)]
+    first.sort(key=rank)
+    heads: tuple[list[pytest.Item], list[pytest.Item]] = ([], [])
+    for item in first:
+        heads[rank(item) % 2].append(item)
+    middle = max(0, len(items) // 2 - len(heads[0]))
+    items[:] = heads[0] + rest[:middle] + heads[1] + rest[middle:]
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the user's keys, home folder, trusted folders or base URLs."""

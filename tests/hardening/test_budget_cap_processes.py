@@ -1,6 +1,6 @@
 """The budget is a hard cap across processes and signals (issue 24 §2), end to end: real `ask`
-processes, the real SDKs, the loopback simulator. The cap allows about 2.5 turns of 3,000
-output tokens at gpt-5's prices."""
+processes (the one-run cut at the cap in this one), the real SDKs, the loopback simulator. The
+cap allows about 2.5 turns of 3,000 output tokens at gpt-5's prices."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ensemble_tui.core.store.archive import RunArchive
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator import ScriptedReply, Simulator
 from tests.core.helpers import restored_session
+from tests.support import run_command
 
 CAP = 0.10  # a turn of 3,000 output tokens at $10 per 1M, and its prompt, costs about $0.04
 
@@ -66,7 +67,9 @@ def test_eight_parallel_runs_on_one_chat_make_at_most_two_turns_calls(sim: Simul
 def test_a_reply_scripted_at_20000_output_tokens_is_cut_at_the_cap(sim: Simulator, home: Path) -> None:
     chat_with_cap(home, CAP)
     sim.openai.push(ScriptedReply("A very long answer. " * 4_000, usage={"output_tokens": 20_000}))
-    out, err = start_ask(sim, home, "--mode", "chatgpt", "Tell me everything.").communicate(timeout=120)
+    # One run, no signal: in this process, through the same entry point (tests.support.run_command).
+    done = run_command(home, "ask", "--mode", "chatgpt", "Tell me everything.", env=sim.env)
+    out, err = done.stdout, done.stderr
 
     sent = sim.openai.calls[0].body["max_output_tokens"]
     assert 4_000 <= sent < 10_000  # what $0.10 affords at $10 per 1M, less the prompt

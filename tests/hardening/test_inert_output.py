@@ -56,10 +56,10 @@ def test_pypdfs_warnings_go_to_the_log_not_to_stderr(home: Path, tmp_path: Path)
     assert "EOF marker not found" in (home / "Logs" / LOG_FILE).read_text(encoding="utf-8")
 
 
-def test_a_broken_provider_file_is_said_once(home: Path) -> None:
-    assert ensemble(home, "ask", "--demo", "--mode", "chatgpt", "first").returncode == 0
+def test_a_broken_provider_file_is_said_once(home: Path, quick_demo: None) -> None:
+    assert ensemble(home, "ask", "--demo", "--mode", "chatgpt", "first", process=False).returncode == 0
     (home / "Configurations" / "Claude.json").write_text('{"label": "Claude", broken', encoding="utf-8")
-    run = ensemble(home, "ask", "--demo", "--mode", "all", "second")
+    run = ensemble(home, "ask", "--demo", "--mode", "all", "second", process=False)
     assert run.returncode == 0, run.stderr
     assert sum("Claude.json" in line for line in run.stderr.splitlines()) == 1, run.stderr
 

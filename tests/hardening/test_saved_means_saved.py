@@ -30,11 +30,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def ensemble(
-    home: Path, *args: str, prefix: tuple[str, ...] = (), timeout: float = 120
+    home: Path, *args: str, prefix: tuple[str, ...] = (), timeout: float = 120, process: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    """`ensemble-tui ARGS --home HOME` as a script runs it, on this worktree's code."""
+    """`ensemble-tui ARGS --home HOME` as a script runs it, on this worktree's code; in this
+    process with `process=False` (tests.support.run_command), for a run that only prepares a home."""
     folders = {"XDG_STATE_HOME": str(home.parent / "state"), "XDG_CACHE_HOME": str(home.parent / "cache")}
-    return run_command(home, *args, env=folders, timeout=timeout, process=True, prefix=prefix)
+    return run_command(home, *args, env=folders, timeout=timeout, process=process, prefix=prefix)
 
 
 def transcript_questions(home: Path) -> set[str]:
@@ -137,12 +138,12 @@ def test_six_new_chats_at_once_make_six_chats_each_with_its_own_question(home: P
     assert all(len(asked) == 1 for asked in questions.values()), questions
 
 
-def test_history_as_a_folder_makes_ask_exit_1_with_one_line(home: Path) -> None:
-    assert ensemble(home, "ask", "--demo", "--mode", "chatgpt", "first").returncode == 0
+def test_history_as_a_folder_makes_ask_exit_1_with_one_line(home: Path, quick_demo: None) -> None:
+    assert ensemble(home, "ask", "--demo", "--mode", "chatgpt", "first", process=False).returncode == 0
     for name in ("History.sqlite3", "History.sqlite3-wal", "History.sqlite3-shm"):
         (home / name).unlink(missing_ok=True)
     (home / "History.sqlite3").mkdir()
-    run = ensemble(home, "ask", "--demo", "--mode", "chatgpt", "second")
+    run = ensemble(home, "ask", "--demo", "--mode", "chatgpt", "second", process=False)
     assert run.returncode == 1
     assert "second" in run.stdout  # the reply is printed all the same
     assert "Traceback" not in run.stderr
@@ -158,8 +159,8 @@ def _read_only_mounts() -> bool:
 
 
 @pytest.mark.skipif(not _read_only_mounts(), reason="needs root and mount namespaces for a read-only bind mount")
-def test_a_read_only_home_is_one_line_for_every_command_and_history_still_reads(home: Path) -> None:
-    assert ensemble(home, "ask", "--demo", "--mode", "chatgpt", "first").returncode == 0
+def test_a_read_only_home_is_one_line_for_every_command_and_history_still_reads(home: Path, quick_demo: None) -> None:
+    assert ensemble(home, "ask", "--demo", "--mode", "chatgpt", "first", process=False).returncode == 0
     read_only = ("unshare", "-m", "sh", "-c", f'mount --bind -o ro "{home}" "{home}" && exec "$0" "$@"')
     asked = ensemble(home, "ask", "--demo", "--mode", "chatgpt", "--new", "second", prefix=read_only)
     assert asked.returncode == 1 and "second" in asked.stdout
@@ -174,6 +175,6 @@ def test_a_read_only_home_is_one_line_for_every_command_and_history_still_reads(
 
 def test_history_in_a_home_that_does_not_exist_creates_nothing(tmp_path: Path) -> None:
     home = tmp_path / "none"
-    run = ensemble(home, "history")
+    run = ensemble(home, "history", process=False)
     assert run.returncode == 0 and "No chats yet" in run.stderr
     assert not home.exists()

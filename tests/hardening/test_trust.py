@@ -90,11 +90,12 @@ def plant(folder: Path, attacker: Attacker) -> Path:
     return folder
 
 
-def run(cwd: Path, user: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run(cwd: Path, user: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS` started in `cwd` by a user whose home directory is `user` (so the
-    user data and config folders are there), with real-looking keys in the environment."""
+    user data and config folders are there), with real-looking keys in the environment; in this
+    process through `cli.main` with that same environment unless `process`."""
     keys = {"HOME": str(user), "GITHUB_TOKEN": GITHUB_TOKEN, **SIM_KEYS}
-    return run_command(None, *args, env=keys, process=True, cwd=cwd)
+    return run_command(None, *args, env=keys, process=process, cwd=cwd)
 
 
 def secrets_seen(attacker: Attacker) -> list[str]:
@@ -114,7 +115,7 @@ def test_a_planted_folder_gets_no_key_until_trusted(tmp_path: Path, attacker: At
     )
     planted = plant(tmp_path / "clone", attacker)
 
-    result = run(planted, user, "ask", "What does the paper say?")
+    result = run(planted, user, "ask", "What does the paper say?", process=True)  # the attack, as a process
     assert attacker.requests == [], secrets_seen(attacker)
     assert result.returncode == 0, result.stderr
     assert "ensemble-tui trust ." in result.stderr

@@ -177,6 +177,7 @@ async def test_debate_rounds_are_validated_before_they_are_saved(workspace, chat
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("settings")
+        await wait_until(pilot, lambda: bool(app.query("#debate-rounds")))  # mounted when first shown
         field = app.query_one("#debate-rounds", Input)
         assert field.value == "3"
         field.focus()

@@ -9,7 +9,7 @@ from textual.widgets import Checkbox, Input, Select, Static
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
-from tests.ui.conftest import SIZE, restarted_app, settle
+from tests.ui.conftest import SIZE, restarted_app, settle, wait_until
 
 
 def saved(workspace) -> dict:
@@ -38,6 +38,7 @@ async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, ma
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("settings")
+        await wait_until(pilot, lambda: bool(app.query("#temperature")))  # mounted when first shown
         field = app.query_one("#temperature", Input)
         assert field.value == "0.7"
         field.focus()
