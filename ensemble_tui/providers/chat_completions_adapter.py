@@ -59,6 +59,7 @@ class ChatOptions:
 class ChatCompletionsProvider(SdkProvider):
     base_url_env = None  # no SDK variable applies: the base URL comes from the configuration file
     warm_paths = ("chat.completions",)
+    warm_models = ("openai.types.chat.ChatCompletion",)
 
     def __init__(self, label: str, credentials: Credentials, options: ChatOptions | None = None) -> None:
         super().__init__(label, credentials)
