@@ -8,7 +8,7 @@ imports (Textual, the SDKs, the simulator) happen inside the functions, so `--ve
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -157,21 +157,16 @@ def build_app(
     )
 
 
-async def warm_up_providers(workspace: Workspace) -> None:
-    """Import the SDKs and build the clients of every provider now (core/turn/warm_up.py): the app
-    does it after its first frame, `ask` beside its turn. Never raises."""
-    from ensemble_tui.core.turn.warm_up import warm_up_all
-
-    await warm_up_all(workspace.providers)
-
-
-async def beside_warm_up(workspace: Workspace, turn: Awaitable[T]) -> T:
-    """Await `turn` (the `ask` command's) with the warm-up started just before it: the SDK
-    imports, queued on the provider loop first, overlap the turn's own start and the uploads,
-    and the proposers' requests go out together instead of one import after another."""
+async def beside_warm_up(providers: Mapping[str, object], turn: Awaitable[T]) -> T:
+    """Await `turn` (the `ask` command's) with the warm-up of `providers` (those the turn calls;
+    core/turn/warm_up.py) started just before it: the SDK imports, queued on the provider loop
+    first, overlap the turn's own start and the uploads, and the proposers' requests go out
+    together instead of one import after another. Never raises for the warm-up."""
     import asyncio
 
-    warming = asyncio.ensure_future(warm_up_providers(workspace))
+    from ensemble_tui.core.turn.warm_up import warm_up_all
+
+    warming = asyncio.ensure_future(warm_up_all(providers))
     try:
         return await turn
     finally:

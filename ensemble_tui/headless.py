@@ -215,6 +215,18 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
             loop.remove_signal_handler(signum)
 
 
+def called_by(workspace: Workspace, mode: RunMode) -> dict[str, object]:
+    """The providers a turn in `mode` calls, the only ones `ask` warms up: its models and, when
+    several answer, the aggregator and the claim mapper. Warming every SDK made a one-model
+    `ask` wait for the others' imports (~1.4 s of anthropic and google-genai for `--mode chatgpt`)
+    on the provider loop its call shares. A provider left out is simply imported by its call."""
+    labels = set(workspace.participants(mode))
+    if mode.is_multi:
+        settings = workspace.settings
+        labels |= {settings.aggregator, settings.claim_mapper or settings.aggregator}
+    return {label: provider for label, provider in workspace.providers.items() if label in labels}
+
+
 def ask(
     workspace: Workspace,
     *,
@@ -267,7 +279,7 @@ def ask(
         engine = Engine(workspace)
         try:
             turn = beside_warm_up(
-                workspace,
+                called_by(workspace, run_mode),
                 run_ask(
                     engine, run_mode, run_style, question, sys.stdout, sys.stderr, said, as_json=as_json, restyle=plan
                 ),

@@ -65,6 +65,7 @@ NOT_A_PAUSE = frozenset({"text", "thinking", "redacted_thinking"})
 class AnthropicProvider(SdkProvider):
     base_url_env = "ANTHROPIC_BASE_URL"
     warm_paths = ("beta.messages", "beta.files")
+    warm_models = ("anthropic.types.beta.BetaMessage",)
     default_base_url = DEFAULT_BASE_URL
     keeps_files = True
 

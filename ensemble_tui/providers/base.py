@@ -12,6 +12,7 @@ Gemini deletes files after 48 hours, and the user should never have to care.
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -49,6 +50,11 @@ class SdkProvider:
     retention_s: float = 7 * 86_400.0
     # The client's attributes a call or an upload reaches, loaded by `warm_up` ahead of them.
     warm_paths: ClassVar[tuple[str, ...]] = ()
+    # The SDK's public pydantic models a call builds or reads ("module.Name"). The SDKs defer
+    # building them to their first use (pydantic's `defer_build`), which then falls on the first
+    # turn: ~0.3 s on a quiet machine, most of it google-genai's `Tool` and openai's `Response`.
+    # `warm_up` builds them ahead of it with pydantic's own `model_rebuild`.
+    warm_models: ClassVar[tuple[str, ...]] = ()
     # Where the API is when neither the environment nor a configuration file says otherwise.
     default_base_url: ClassVar[str | None] = None
     _client_instance: Any = None
@@ -108,9 +114,10 @@ class SdkProvider:
         await self._close_client()
 
     async def warm_up(self) -> None:
-        """Import the SDK and build the client now, on the provider loop, without a request:
-        the first call otherwise pays for the import (up to a second for anthropic or
-        google-genai). All in one go, with no await: the warm-ups queued together
+        """Import the SDK, build the client and the SDK models a call uses (`warm_models`) now,
+        on the provider loop, without a request: the first call otherwise pays for the import (up
+        to a second for anthropic or google-genai) and the models' builds. All in one go, with no
+        await: the warm-ups queued together
         (core/turn/warm_up.py) run back to back, ahead of any call queued meanwhile, so the
         first calls' requests leave together."""
         await on_io_loop(self._warm_up())
@@ -119,6 +126,9 @@ class SdkProvider:
         client = self._client()
         for path in self.warm_paths:  # the SDKs import these resources' modules on first access
             functools.reduce(getattr, path.split("."), client)
+        for dotted in self.warm_models:
+            module, _, name = dotted.rpartition(".")
+            getattr(importlib.import_module(module), name).model_rebuild()
 
     async def delete_file(self, file_id: str) -> bool:
         """Delete an upload at the provider: True if deleted, False if it was gone already.

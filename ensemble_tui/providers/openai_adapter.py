@@ -55,6 +55,7 @@ def expiry_seconds(retention_s: float) -> int:
 class OpenAIProvider(SdkProvider):
     base_url_env = "OPENAI_BASE_URL"
     warm_paths = ("responses", "files")
+    warm_models = ("openai.types.responses.Response",)
     default_base_url = DEFAULT_BASE_URL
     keeps_files = True
 

@@ -1,8 +1,8 @@
 """What the first question needs, made ready in the background once the app has drawn itself:
-the engine and its styles imported, and each provider's SDK imported and its client built
-(core/turn/warm_up.py, `SdkProvider.warm_up`). Without it the first turn paid ~45 ms for the
-engine's import on the app's loop, and up to a second for the SDK imports before the first
-requests left (bench row 8)."""
+the engine and its styles imported, and each provider's SDK imported, its client built and the
+SDK models its calls use built (core/turn/warm_up.py, `SdkProvider.warm_up`). Without it the
+first turn paid ~45 ms for the engine's import on the app's loop, and up to a second for the
+SDK imports before the first requests left (bench row 8)."""
 
 from __future__ import annotations
 

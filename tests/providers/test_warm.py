@@ -71,3 +71,75 @@ async def test_a_warm_up_sends_nothing_and_the_first_call_then_goes_out(make, si
     sim.script(name).push(ScriptedReply("The real answer."))
     real = await adapter.complete(request_for("And the real question?"))
     assert real.text == "The real answer." and len(sim.script(name).calls) == 1
+
+
+WARM_MODELS_SCRIPT = """
+import asyncio, importlib, json, sys
+from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
+from ensemble_tui.providers.chat_completions_adapter import ChatCompletionsProvider
+from ensemble_tui.providers.credentials import Credentials
+from ensemble_tui.providers.gemini_adapter import GeminiProvider
+from ensemble_tui.providers.io_loop import stop_io_loop
+from ensemble_tui.providers.openai_adapter import OpenAIProvider
+
+def model(dotted):
+    module, _, name = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+seen = {}
+for cls in (ChatCompletionsProvider, OpenAIProvider, AnthropicProvider, GeminiProvider):
+    adapter = cls(cls.__name__, Credentials(key="sk-test", key_var="TEST_KEY", base_url="http://127.0.0.1:9"))
+    for dotted in cls.warm_models:
+        importlib.import_module(dotted.rpartition(".")[0])
+    before = {dotted: model(dotted).__pydantic_complete__ for dotted in cls.warm_models}
+    pypdf_before = "pypdf" in sys.modules
+    asyncio.run(adapter.warm_up())
+    seen[cls.__name__] = [(dotted, before[dotted], model(dotted).__pydantic_complete__) for dotted in cls.warm_models]
+    if cls is ChatCompletionsProvider:  # the PDF sent as text (the default): pypdf imported too
+        seen["pypdf"] = [pypdf_before, "pypdf" in sys.modules]
+stop_io_loop()
+print(json.dumps(seen))
+"""
+
+
+def test_a_warm_up_builds_the_sdk_models_the_first_call_would_build():
+    """The SDKs defer building their pydantic models to first use (~0.3 s at the first turn,
+    most of it google-genai's Tool and openai's Response): the warm-up builds the ones each
+    adapter's calls use, and imports pypdf where the PDF is sent as text. A fresh process, since
+    any earlier test's call has built them here."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", WARM_MODELS_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    # an endpoint sent the PDF as text: its extraction's import (pypdf, ~75 ms) is warmed too
+    assert seen.pop("pypdf") == [False, True]
+    assert set(seen) == {"OpenAIProvider", "AnthropicProvider", "GeminiProvider", "ChatCompletionsProvider"}
+    for adapter, models in seen.items():
+        assert models, f"{adapter} names no model to build"
+        for dotted, built_before, built_after in models:
+            assert not built_before, f"{dotted} is built at import: the SDK no longer defers it, drop it"
+            assert built_after, f"{adapter}'s warm-up left {dotted} to its first call"
+
+
+def test_a_one_model_ask_warms_only_that_model(home, monkeypatch, capsys):
+    """`ask --mode chatgpt` imports no other SDK ahead of its call: the provider loop it shares
+    would otherwise import anthropic and google-genai (~1.4 s) before ChatGPT's request."""
+    workspace = Workspace.open(home)
+    warmed: list[str] = []
+    original = SdkProvider.warm_up
+
+    async def recording(self: SdkProvider) -> None:
+        warmed.append(self.label)
+        await original(self)
+
+    monkeypatch.setattr(SdkProvider, "warm_up", recording)
+    code = ask(workspace, question="What is new?", mode="chatgpt", style="aggregate", new=True, pdf=None, demo=True)
+    assert code == 0, capsys.readouterr().err
+    assert warmed == ["ChatGPT"]
+    warmed.clear()
+    code = ask(workspace, question="And now?", mode="all", style="aggregate", new=True, pdf=None, demo=True)
+    assert code == 0, capsys.readouterr().err
+    assert set(warmed) == set(workspace.providers) and len(warmed) == len(set(warmed))

@@ -1,8 +1,10 @@
-"""Making the providers ready ahead of the first question: each SDK imported and its client built.
+"""Making the providers ready ahead of the first question: each SDK imported, its client built,
+and the SDK models its calls use built (the SDKs defer that to first use).
 
 Each SDK adapter offers `warm_up()`; this module only calls it, so the UI and `ask` can start it
 without importing the providers. A first call otherwise pays for its SDK's import (up to a
-second for anthropic or google-genai) before its request goes out. The app starts this once its
+second for anthropic or google-genai) before its request goes out, and for the models' builds
+(~0.3 s in all) around it. The app starts this once its
 first frame is drawn; `ask` starts it beside its turn. The work runs on the provider loop
 (providers/io_loop.py): the caller's loop only awaits. Every warm-up is queued at once, ahead of
 the turn's calls, so the first requests leave together rather than one import after another.
@@ -20,7 +22,7 @@ log = logging.getLogger(__name__)
 
 @runtime_checkable
 class Warmable(Protocol):
-    """A provider that can import its SDK and build its client ahead of its first call."""
+    """A provider that can import its SDK and build its client (and models) ahead of its first call."""
 
     async def warm_up(self) -> None: ...
 
