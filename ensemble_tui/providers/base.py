@@ -52,7 +52,7 @@ class SdkProvider:
     warm_paths: ClassVar[tuple[str, ...]] = ()
     # The SDK's public pydantic models a call builds or reads ("module.Name"). The SDKs defer
     # building them to their first use (pydantic's `defer_build`), which then falls on the first
-    # turn: ~0.3 s on a quiet machine, most of it google-genai's `Tool` and openai's `Response`.
+    # turn: ~0.1 s of CPU (0.5 s of wall time on a busy machine for google-genai's `Tool` alone).
     # `warm_up` builds them ahead of it with pydantic's own `model_rebuild`.
     warm_models: ClassVar[tuple[str, ...]] = ()
     # Where the API is when neither the environment nor a configuration file says otherwise.

@@ -103,7 +103,7 @@ print(json.dumps(seen))
 
 
 def test_a_warm_up_builds_the_sdk_models_the_first_call_would_build():
-    """The SDKs defer building their pydantic models to first use (~0.3 s at the first turn,
+    """The SDKs defer building their pydantic models to first use (~0.1 s of CPU at the first turn,
     most of it google-genai's Tool and openai's Response): the warm-up builds the ones each
     adapter's calls use, and imports pypdf where the PDF is sent as text. A fresh process, since
     any earlier test's call has built them here."""

@@ -4,8 +4,8 @@ and the SDK models its calls use built (the SDKs defer that to first use).
 Each SDK adapter offers `warm_up()`; this module only calls it, so the UI and `ask` can start it
 without importing the providers. A first call otherwise pays for its SDK's import (up to a
 second for anthropic or google-genai) before its request goes out, and for the models' builds
-(~0.3 s in all) around it. The app starts this once its
-first frame is drawn; `ask` starts it beside its turn. The work runs on the provider loop
+(~0.1 s of CPU) around it. The app starts this once its first frame is drawn; `ask` starts it
+beside its turn, for the providers the turn calls. The work runs on the provider loop
 (providers/io_loop.py): the caller's loop only awaits. Every warm-up is queued at once, ahead of
 the turn's calls, so the first requests leave together rather than one import after another.
 """
