@@ -67,6 +67,11 @@ STYLES = tuple(Style)
 NAMES = ("ChatGPT", "Claude", "Gemini", "DeepSeek", "OpenAI", "Anthropic", "Google")
 
 
+# Auto asks its cheapest strong model twice before anyone else: its own contract, first turn,
+# escalation and reuse included, is in tests/claims/test_auto_turns.py.
+PLAIN_MODES = [mode for mode in Mode if mode is not Mode.AUTO]
+
+
 # ----- what the models answer (the same words from every model, so packets read alike) -----------
 
 
@@ -336,7 +341,7 @@ def assert_anonymous(calls: dict[str, list[Call]]) -> None:
 # ----- the first and the second turn ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", list(Mode), ids=lambda mode: mode.value)
+@pytest.mark.parametrize("mode", PLAIN_MODES, ids=lambda mode: mode.value)
 async def test_the_first_and_the_second_turn(app: ChatApp, mode: Mode) -> None:
     first = await app.turn(mode, "Q1?")
     assert first.calls == expected_turn(mode, Style.AGGREGATE, [], "Q1?")
@@ -378,7 +383,7 @@ async def test_the_paper_goes_with_the_first_question_of_every_call(apps: Apps, 
 
 
 @pytest.mark.parametrize("style", STYLES, ids=lambda style: style.value)  # a single model ignores it
-@pytest.mark.parametrize("mode", list(Mode), ids=lambda mode: mode.value)
+@pytest.mark.parametrize("mode", PLAIN_MODES, ids=lambda mode: mode.value)
 async def test_a_redo_sends_the_chat_without_the_reply_it_replaces(app: ChatApp, mode: Mode, style: Style) -> None:
     await app.turn(Mode.ALL, "Q1?")
     await app.turn(Mode.ALL, "Q2?")

@@ -264,7 +264,7 @@ class BrokenEngine:
 
     running = False
 
-    async def run(self, mode, text, style=None):
+    async def run(self, mode, text, style=None, reuse=None, reused_from=0):
         raise RuntimeError("boom [bold]")
         yield  # pragma: no cover - makes this an async generator
 
@@ -289,7 +289,7 @@ class StyledEngine:
 
     running = False
 
-    async def run(self, mode, text, style=None):
+    async def run(self, mode, text, style=None, reuse=None, reused_from=0):
         from ensemble_tui.core.chat.modes import Style
         from ensemble_tui.core.turn.events import InputRecorded, ReviewReceived, VoteCounted, VoteRow
 
