@@ -5,19 +5,13 @@ trigger) escalates to the full All turn, which reuses the two answers and says w
 from __future__ import annotations
 
 import json
-import random
-
-import pytest
 
 from ensemble_tui.core.chat.modes import Mode, Style, parse_run_mode
 from ensemble_tui.core.records.compare import compare_rounds
 from ensemble_tui.core.records.report import report_markdown
 from ensemble_tui.core.turn.auto import auto_outcome
-from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ReplyCommitted
-from ensemble_tui.core.turn.retry import RetryPolicy
-from ensemble_tui.providers.registry import build_providers
-from ensemble_tui.simulator.demo import DemoSimulator, role_of
+from ensemble_tui.simulator.demo import role_of
 from ensemble_tui.simulator.demo_claims import MAP_MARK
 
 SIM_OF = {"ChatGPT": "openai", "Claude": "anthropic", "Gemini": "gemini"}
@@ -25,24 +19,6 @@ MESSAGES = {"openai": "input", "anthropic": "messages", "gemini": "contents"}
 NAMES = ("ChatGPT", "Claude", "Gemini", "OpenAI", "Anthropic", "Google")
 AGREEING = "What does the paper say about anonymity?"
 DISAGREEING = "What does the HERON-7 benchmark show?"
-
-
-@pytest.fixture
-def demo():
-    simulator = DemoSimulator(seed=1, latency=(0.0, 0.0))
-    simulator.start()
-    yield simulator
-    simulator.stop()
-
-
-@pytest.fixture
-async def engine(workspace, demo, sleeps, sample_pdf):
-    providers, unavailable = build_providers(workspace, env=demo.env)
-    workspace.attach_providers(providers, unavailable)
-    workspace.select_pdf(sample_pdf)
-    yield Engine(workspace, retry=RetryPolicy(), rng=random.Random(3), sleep=sleeps, timeout_s=10)
-    for adapter in providers.values():
-        await adapter.aclose()
 
 
 async def run(engine, text, style=Style.AGGREGATE):

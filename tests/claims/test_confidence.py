@@ -71,7 +71,9 @@ def test_letters_map_back_to_models_and_quotes_are_checked_against_the_paper(tmp
 
 
 def test_without_a_pdf_nothing_is_marked(tmp_path):
-    claims = [{"text": "x", "kind": "unique", "stances": [stance("A", paper_quote="four words of paper")], "citations": []}]
+    claims = [
+        {"text": "x", "kind": "unique", "stances": [stance("A", paper_quote="four words of paper")], "citations": []}
+    ]
     result = resolve(wire(claims), {"A": "ChatGPT", "B": "Claude", "C": "Gemini"}, None, tmp_path)
     evidence = result.claims[0].stances["ChatGPT"].evidence
     assert evidence.found is None and evidence.marker == ""

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.records.export import export_turn
-from tests.claims.test_map_turns import demo, engine, last_record, run  # noqa: F401 (fixtures)
+from tests.claims.test_map_turns import last_record, run
 from tests.support import run_command
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-async def test_exports_carry_the_map(engine, workspace):  # noqa: F811
+async def test_exports_carry_the_map(engine, workspace):
     await run(engine, Mode.ALL, "What does the paper report?")
     record = last_record(workspace)
 

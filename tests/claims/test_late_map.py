@@ -13,7 +13,7 @@ from ensemble_tui.core.turn.events import ClaimsMapped, ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.headless import MAPPING, run_ask
 from ensemble_tui.simulator.demo_claims import MAP_MARK
-from tests.claims.test_map_turns import demo, engine, last_record  # noqa: F401 (fixtures)
+from tests.claims.test_map_turns import last_record
 
 SLOW_S = 2.0
 SUMMARY = "2 agreed · 1 disputed · 1 unique · confidence medium"
@@ -34,7 +34,7 @@ def stored_cost(workspace: Workspace) -> float:
     return Workspace.open(workspace.paths.root).session.cost_usd
 
 
-async def test_a_slow_map_never_delays_the_reply_and_is_kept_and_shown_when_it_comes(engine, workspace, demo):  # noqa: F811
+async def test_a_slow_map_never_delays_the_reply_and_is_kept_and_shown_when_it_comes(engine, workspace, demo):
     slow_map(demo.openai)  # ChatGPT draws the map (the aggregator's model)
     started = time.monotonic()
     seen: list[tuple[float, object]] = []
@@ -62,7 +62,7 @@ async def test_a_slow_map_never_delays_the_reply_and_is_kept_and_shown_when_it_c
     assert abs(workspace.session.cost_usd - record.turn_cost_usd) < 1e-9  # the chat's only turn
 
 
-async def test_a_superseded_turns_map_is_dropped_and_its_cost_kept(engine, workspace, demo):  # noqa: F811
+async def test_a_superseded_turns_map_is_dropped_and_its_cost_kept(engine, workspace, demo):
     slow_map(demo.openai, 5.0)
     events = []
     async for event in engine.run(Mode.ALL, "What does the paper report?", Style.VOTE):
@@ -80,7 +80,7 @@ async def test_a_superseded_turns_map_is_dropped_and_its_cost_kept(engine, works
     assert workspace.session.history[-1].role == "assistant"  # the reply stays
 
 
-async def test_a_new_turn_cancels_the_last_ones_late_map(engine, workspace, demo):  # noqa: F811
+async def test_a_new_turn_cancels_the_last_ones_late_map(engine, workspace, demo):
     slow_map(demo.openai, 5.0)
     first = engine.run(Mode.ALL, "What does the paper report?", Style.VOTE)
     async for event in first:
@@ -109,7 +109,7 @@ class Interleaved(io.StringIO):
         return super().write(text)
 
 
-async def test_ask_prints_the_reply_first_then_waits_for_the_map(engine, workspace, demo):  # noqa: F811
+async def test_ask_prints_the_reply_first_then_waits_for_the_map(engine, workspace, demo):
     slow_map(demo.openai)
     log: list[tuple[str, str]] = []
     out, err = Interleaved(log, "out"), Interleaved(log, "err")
@@ -123,7 +123,7 @@ async def test_ask_prints_the_reply_first_then_waits_for_the_map(engine, workspa
     assert order[-1] == f"claims: {SUMMARY}"
 
 
-async def test_ask_json_waits_for_a_late_map(engine, workspace, demo):  # noqa: F811
+async def test_ask_json_waits_for_a_late_map(engine, workspace, demo):
     import json
 
     slow_map(demo.openai)
@@ -137,7 +137,7 @@ async def test_ask_json_waits_for_a_late_map(engine, workspace, demo):  # noqa: 
     assert abs(turn["costs"]["turn_usd"] - calls_usd) < 1e-5
 
 
-async def test_a_map_drawn_with_the_reply_comes_with_it(engine, workspace, demo):  # noqa: F811
+async def test_a_map_drawn_with_the_reply_comes_with_it(engine, workspace, demo):
     """The mapper answers at once (the aggregator is slow): the reply carries the map, no wait, no late event."""
     respond = demo.openai.default
 
@@ -152,7 +152,7 @@ async def test_a_map_drawn_with_the_reply_comes_with_it(engine, workspace, demo)
     assert not [event for event in events if isinstance(event, ClaimsMapped)]
 
 
-async def test_an_earlier_passs_map_is_never_announced(engine, workspace, demo):  # noqa: F811
+async def test_an_earlier_passs_map_is_never_announced(engine, workspace, demo):
     """The demo's aggregator asks for one more round: the first pass's map is superseded. No status
     line says "Claims mapped" for it (or at all: the turn's map comes with, or after, its reply)."""
     from ensemble_tui.core.turn.events import StatusChanged

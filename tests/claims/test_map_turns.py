@@ -6,40 +6,17 @@ back to the right models; an unreadable map gets one repair and is then left out
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
 from ensemble_tui.core.chat.modes import Mode, Style
-from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ClaimsMapped, Notice, ReplyCommitted
-from ensemble_tui.core.turn.retry import RetryPolicy
-from ensemble_tui.providers.registry import build_providers
 from ensemble_tui.simulator import ScriptedReply
-from ensemble_tui.simulator.demo import DemoSimulator
 from ensemble_tui.simulator.demo_claims import MAP_MARK
 
 SIM_OF = {"ChatGPT": "openai", "Claude": "anthropic", "Gemini": "gemini"}
 NAMES = ("ChatGPT", "Claude", "Gemini", "OpenAI", "Anthropic", "Google")
 MESSAGES = {"openai": "input", "anthropic": "messages", "gemini": "contents"}
-
-
-@pytest.fixture
-def demo():
-    simulator = DemoSimulator(seed=1, latency=(0.0, 0.0))
-    simulator.start()
-    yield simulator
-    simulator.stop()
-
-
-@pytest.fixture
-async def engine(workspace, demo, sleeps, sample_pdf):
-    providers, unavailable = build_providers(workspace, env=demo.env)
-    workspace.attach_providers(providers, unavailable)
-    workspace.select_pdf(sample_pdf)
-    yield Engine(workspace, retry=RetryPolicy(), rng=random.Random(3), sleep=sleeps, timeout_s=10)
-    for adapter in providers.values():
-        await adapter.aclose()
 
 
 async def run(engine, mode, text, style=Style.AGGREGATE):
