@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,26 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         session.close()
 
 
+def wait_until(condition: Callable[[], bool], timeout: float) -> None:
+    """Poll `condition` until it holds (a fixed sleep would wait its whole length every time)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.05)
+
+
+def _texts(folder: Path) -> list[str]:
+    """The text of each JSON file in `folder` (none yet, or one replaced while read: skipped)."""
+    texts = []
+    for path in folder.glob("*.json"):
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except OSError:
+            continue
+    return texts
+
+
 def _demo_env(tmp_path: Path) -> dict[str, str]:
     inherited = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
     env = {key: value for key, value in inherited.items() if not key.startswith("TMUX")}
@@ -147,7 +168,7 @@ def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path
         deadline = time.monotonic() + 15
         while "Quit anyway?" in session.screen() and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(1.0)  # the app has left the screen; let it finish exiting
+        wait_until(lambda: "app" not in session.tmux("list-sessions", "-F", "#{session_name}"), 15)  # it has exited
         session.close()
         assert len(restored_session(home).history) == 2  # nothing of the run was kept
         session = TmuxSession(_demo_env(tmp_path))
@@ -156,7 +177,8 @@ def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path
 
         # A draft survives the process being killed.
         session.keys("-l", " and a draft typed after it")
-        time.sleep(1.5)  # the draft is on disk a second behind the typing
+        drafts = home / "Drafts"  # the draft is on disk a moment behind the typing
+        wait_until(lambda: any("and a draft typed after it" in text for text in _texts(drafts)), 15)
         session.close()  # the terminal goes away: no clean quit
         session = TmuxSession(_demo_env(tmp_path))
         session.start(app)
