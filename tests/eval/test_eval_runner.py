@@ -3,6 +3,7 @@ shared proposals, the budget cap, the refusal to spend unasked, and the judging 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,18 @@ def test_the_judges_get_the_answers_the_single_models_and_a_call_without_the_pdf
         assert baselines == ("claude", "gemini") and judges == ("Claude", "Gemini")
     again = run_eval(tmp_path / "h", *args)  # everything done: nothing asked, nothing judged again
     assert again.returncode == 0 and len(seen) == 2
+
+
+def test_auto_escalates_a_hard_question_and_pays_what_its_calls_were_billed(tmp_path: Path) -> None:
+    from ensemble_tui.bootstrap import demo_paper
+
+    questions = tmp_path / "hard.json"
+    questions.write_text(json.dumps([{"question": "What does HERON-7 show?", "pdf": str(demo_paper())}]))
+    result = run_eval(tmp_path / "h", "--questions", str(questions), "--arms", "all,auto", "--yes")
+    assert result.returncode == 0, result.stderr
+    answers = by_arm(stored(tmp_path / "h")[0])
+    auto, all_ = answers["auto"], answers["all"]
+    assert auto.failed is None and auto.calls > 3  # the pair misquoted the paper: the All turn ran on top
+    # the pair, its map and the escalated turn's own map on top of a turn that reused one answer; the
+    # last map is awaited and billed, not abandoned (an abandoned call counts at its worst case)
+    assert auto.cost_usd < 1.5 * all_.cost_usd

@@ -211,8 +211,8 @@ async def run_arm(
             runner = _runner(kit, arm, question, caller, Mode.AUTO, proposers, kit.settings.aggregator)
             runner.claim_mapping = _auto_mapping(kit, pdf)
             reply = await run_auto(runner, question.text)
-            if isinstance(runner.claim_mapping, ClaimMapping):  # an escalated turn's map: no one reads it
-                await runner.claim_mapping.abandon()
+            if runner.claim_mapping is not None:  # an escalated turn's map, drawn and paid as in a chat
+                await runner.claim_mapping.late()  # (abandoned, its call would count at its worst case)
             writer = _auto_writer(runner, kit.settings.aggregator)
         elif arm.kind == "single":
             caller = kit.caller(pdf)
