@@ -49,13 +49,16 @@ class TmuxSession:
         self.tmux("send-keys", "-t", "app", *keys)
 
     def wait_for(self, text: str, timeout: float) -> str:
+        return self.wait_for_any((text,), timeout)
+
+    def wait_for_any(self, texts: tuple[str, ...], timeout: float) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             screen = self.screen()
-            if text in screen:
+            if any(text in screen for text in texts):
                 return screen
             time.sleep(0.2)
-        raise AssertionError(f"{text!r} did not appear within {timeout} s; the screen was:\n{self.screen()}")
+        raise AssertionError(f"none of {texts!r} appeared within {timeout} s; the screen was:\n{self.screen()}")
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=20)
@@ -83,8 +86,10 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         session.keys("Enter")
         running = session.wait_for("Esc cancels", timeout=10)  # the status line says how to cancel
         assert "■ All" in running  # the running action is marked
-        session.wait_for("Reply complete (All", timeout=60)
-        screen = session.wait_for("Simulated final reply", timeout=2)  # the reply's frame may follow the status's
+        # The status line says "Reply complete (All, …)" and, when the claim map comes after the
+        # reply, then "Claims mapped: …": the first may be gone before a capture sees it.
+        screen = session.wait_for("Simulated final reply", timeout=60)
+        screen = session.wait_for_any(("Reply complete (All", "Claims mapped: 2 agreed · 1 disputed"), timeout=30)
         assert "Sources:" in screen and "demo-source-1" in screen
         assert "Traceback" not in screen
         saved = restored_session(home)
