@@ -278,8 +278,8 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
         headless.beside_warm_up = no_warm_up  # type: ignore[assignment]
     timed: dict[str, Any] = {}
 
-    def attach(workspace: Any, env: Any) -> None:
-        bootstrap.attach_providers(workspace, args["env"])
+    def attach(workspace: Any, env: Any, pdf: Any = None) -> None:
+        bootstrap.attach_providers(workspace, args["env"], pdf)
         timed["times"] = timed_providers(workspace)
 
     headless.attach_providers = attach  # type: ignore[assignment]
