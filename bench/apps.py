@@ -64,7 +64,7 @@ def open_ensemble_app(home: Path, env: dict[str, str]) -> tuple[EnsembleApp, Wor
     benchmark's simulator instead of the demo one and a recording notifier (no desktop)."""
     workspace = Workspace.open(home)
     configure_logging(workspace.paths.logs)
-    attach_providers(workspace, env)
+    attach_providers(workspace, env, prepare=False)  # the app starts the uploads after its first frame
     times = timed_providers(workspace)
     app = build_app(workspace, demo=True, notifier=RecordingNotifier())
     return app, workspace, times

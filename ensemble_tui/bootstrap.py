@@ -82,16 +82,20 @@ def use_demo_paper(workspace: Workspace, chosen: str | Path | None = None) -> No
         pass
 
 
-def attach_providers(workspace: Workspace, env: dict[str, str] | None, pdf: str | Path | None = None) -> None:
+def attach_providers(
+    workspace: Workspace, env: dict[str, str] | None, pdf: str | Path | None = None, *, prepare: bool = True
+) -> None:
     """Build every configured provider (keys from `env`, else the environment and `.env`); the
-    demo's chats get its paper first (`use_demo_paper`) unless the command was given a `pdf`."""
+    demo's chats get its paper first (`use_demo_paper`) unless the command was given a `pdf`.
+    Without `prepare`, the PDF's uploads wait for `workspace.prepare_uploads()` (the app's first
+    frame: they import the SDKs and pypdf in threads, which slowed it)."""
     from ensemble_tui.providers.registry import build_providers
 
     if workspace.demo:
         use_demo_paper(workspace, pdf)
 
     providers, unavailable = build_providers(workspace, env=env)
-    workspace.attach_providers(providers, unavailable)
+    workspace.attach_providers(providers, unavailable, prepare=prepare)
 
 
 def simulator_context(demo: bool, home: Path | None = None) -> AbstractContextManager[dict[str, str] | None]:

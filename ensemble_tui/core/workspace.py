@@ -46,6 +46,7 @@ class Workspace:
     # would charge, shown as simulated (core/money.py); the budget guard counts it all the same.
     demo: bool = False
     starting_pdf: Path | None = None  # the PDF a new chat starts with (the demo's paper), if any
+    prepared_pdf: Path | None = None  # the PDF whose uploads were started last
 
     @classmethod
     def open(cls, root: Path, *, stale_after_s: float = 600.0) -> Workspace:
@@ -94,10 +95,20 @@ class Workspace:
         session = SessionData(id=store.pointer() or SessionData().id)
         return cls(paths, {}, Settings(), session, store, PromptLibrary(paths.prompts), archive)
 
-    def attach_providers(self, providers: dict[str, Provider], unavailable: dict[str, str]) -> None:
+    def attach_providers(
+        self, providers: dict[str, Provider], unavailable: dict[str, str], *, prepare: bool = True
+    ) -> None:
+        """Take the providers; with `prepare`, the chat's PDF starts uploading at once (the app
+        waits for its first frame: prepare_uploads)."""
         self.providers = dict(providers)
         self.unavailable = {**self.config_problems, **unavailable}
-        if self.session.pdf_path:
+        if prepare:
+            self.prepare_uploads()
+
+    def prepare_uploads(self) -> None:
+        """Start uploading the chat's PDF to every provider, in the background (once: a PDF
+        chosen since, with --pdf say, has started its own)."""
+        if self.session.pdf_path and Path(self.session.pdf_path) != self.prepared_pdf:
             self._prepare_uploads(Path(self.session.pdf_path))
 
     @property
@@ -172,6 +183,7 @@ class Workspace:
         return session
 
     def _prepare_uploads(self, pdf: Path) -> None:
+        self.prepared_pdf = pdf
         for provider in self.providers.values():
             provider.prepare(pdf)
 

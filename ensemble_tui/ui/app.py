@@ -300,6 +300,7 @@ class EnsembleApp(App[int]):
             except Exception as exc:  # the app stays usable; the turns that need it will say so
                 log.exception("after start-up")
                 self.add_notice(f"Start-up did not finish: {exc}. Restart ensemble-tui if turns fail.", "error")
+        self.workspace.prepare_uploads()  # after the first frame, which their imports slowed
         self.run_worker(self._clean_up_uploads(), group="uploads", exit_on_error=False)
         self.run_worker(warm_up.warm_up_providers(self), group="warm-up", exit_on_error=False)
         self.collector.freeze_now()  # freeze what lives as long as the app (ui/turns/collector.py)

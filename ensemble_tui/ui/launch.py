@@ -16,7 +16,7 @@ def launch(workspace: Workspace, *, pdf: str | None = None, demo: bool = False) 
     configure_logging(workspace.paths.logs)
     try:
         with demo_on_standby(demo, workspace.paths.root) as standby:
-            attach_providers(workspace, standby.env if standby else None, pdf)
+            attach_providers(workspace, standby.env if standby else None, pdf, prepare=False)
             app = build_app(
                 workspace,
                 pdf=pdf,

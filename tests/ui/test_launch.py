@@ -46,8 +46,9 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
         yield FakeStandby()
         seen["closed"] = True
 
-    def fake_attach(ws, env, pdf=None):
+    def fake_attach(ws, env, pdf=None, *, prepare=True):
         seen["env"] = env
+        seen["prepare"] = prepare
         ws.attach_providers({}, {"ChatGPT": "no key", "Claude": "no key", "Gemini": "no key"})
 
     def fake_run(self: EnsembleApp) -> None:
@@ -65,6 +66,7 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
     assert seen["home"] == workspace.paths.root  # the demo account is kept in the home, nowhere else
     assert seen["closed_while_running"] is False and seen["closed"] is True
     assert "started" not in seen  # the app starts the simulator after its first frame
+    assert seen["prepare"] is False  # and the PDF's uploads (their imports slowed the first frame)
     app._after_start_up()
     assert seen["started"]
     log_file = workspace.paths.logs / launch_module.LOG_FILE
