@@ -22,6 +22,7 @@ Usage::
 from __future__ import annotations
 
 import json
+import logging
 import re
 import socket
 import threading
@@ -39,6 +40,9 @@ from ensemble_tui.simulator.wire import HttpReply, sha256
 _APIS: tuple[ModuleType, ...] = (openai_api, anthropic_api, gemini_api)
 _CHAT_PATH = re.compile(r"^/chat/([a-z0-9][a-z0-9-]*)(/.*)?$")
 _DROPPED_BODY = json.dumps({"id": "cut-off", "output": [{"type": "message", "text": "x" * 400}]}).encode()
+
+
+log = logging.getLogger(__name__)
 
 
 class Simulator:
@@ -238,6 +242,12 @@ class _Server(ThreadingHTTPServer):
         with self._open_lock:
             self._open.add(request)
         super().process_request(request, client_address)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed in its handler, typically one still in flight when stop() ran
+        (the claim map drawn after a reply, say): to the log, never a traceback on the terminal
+        of the demo's user (socketserver prints one to stderr by default)."""
+        log.debug("simulator: a request from %s failed", client_address, exc_info=True)
 
     def shutdown_request(self, request: Any) -> None:
         with self._open_lock:

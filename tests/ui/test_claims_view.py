@@ -134,7 +134,8 @@ async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_
                 assert not list(app.screen.query(ClaimCard))
                 await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))), timeout=20)
                 assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
-                assert app.chat.status.text.startswith("Claims mapped: ")
+                assert app.chat.status.text.startswith("Reply complete (All")
+                assert app.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
                 await pilot.press("escape")
                 await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.chat.log_view.entries[-1].content))
         finally:

@@ -86,10 +86,8 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         session.keys("Enter")
         running = session.wait_for("Esc cancels", timeout=10)  # the status line says how to cancel
         assert "■ All" in running  # the running action is marked
-        # The status line says "Reply complete (All, …)" and, when the claim map comes after the
-        # reply, then "Claims mapped: …": the first may be gone before a capture sees it.
         screen = session.wait_for("Simulated final reply", timeout=60)
-        screen = session.wait_for_any(("Reply complete (All", "Claims mapped: 2 agreed · 1 disputed"), timeout=30)
+        screen = session.wait_for("Reply complete (All", timeout=30)  # then "Claims mapped." if the map is late
         assert "Sources:" in screen and "demo-source-1" in screen
         assert "Traceback" not in screen
         saved = restored_session(home)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAPPING = "Drawing the claim map…"
+DONE = "Reply complete"  # how the status line starts when a turn has its reply
+MAPPED = "Claims mapped."  # in place of MAPPING when the claim map comes after the reply
 FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
 SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/turns/collector.py)
 CANCELLED = "Cancelled - nothing of that run was kept."
@@ -292,7 +294,9 @@ class TurnController(Widget):
         if isinstance(event, ev.ClaimsMapped):
             self._mapping = None
             host.chat.log_view.set_claim_lines({event.reply.text: event.claims.summary})
-            host.chat.status.show(f"Claims mapped: {event.claims.summary}")
+            status = host.chat.status  # the summary is under the reply; the line stays short, so the
+            if status.text.startswith(DONE) and MAPPING in status.text:  # style and cost keep their places
+                status.show(status.text.replace(MAPPING, MAPPED))  # (never over a newer line)
             self._fill_claims_view(event.claims)
         elif isinstance(event, ev.CostUpdated):
             host.chat.status.set_cost(event.session_cost_usd)
@@ -342,7 +346,7 @@ class TurnController(Widget):
                 log_view = host.resubmissions.log_view
                 log_view.sync([*log_view.items[: turn.resubmissions_from], *event.resubmissions])
         chat.reveal_start(event.message)
-        done = f"Reply complete ({turn.label}, {elapsed_text(turn.elapsed())})."
+        done = f"{DONE} ({turn.label}, {elapsed_text(turn.elapsed())})."
         if event.map_pending:
             self._mapping = turn
             done += f" {MAPPING}"
