@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import json
 import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,7 +151,7 @@ def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
         if input("Go ahead? [y/N] ").strip().lower() not in ("y", "yes"):
             say("nothing spent.")
             return 1
-    runner = EvalRunner(plan, arms, kit, store, judge_function())
+    runner = EvalRunner(plan, arms, kit, store, judge_function(workspace))
     result = run_with_progress(runner, len(questions), demo)
     write_report(plan, result, args)
     say(f"eval spent {money(result.spent_usd, simulated=demo)} in all.")
@@ -209,14 +209,13 @@ def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) ->
     )
 
 
-def judge_function() -> Any:
-    """core/eval/judging.py's `judge_question`; without it, the eval gives answers only (said once)."""
-    try:
-        from ensemble_tui.core.eval.judging import judge_question  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        say("judging is not in this version: the report gives the answers, with no verdicts.")
-        return None
-    return judge_question
+def judge_function(workspace: Workspace) -> Any:
+    """core/eval/judging.py's `judge_question` with the home's judge prompts, and the configured
+    model ids among the names taken out of the answers the judges read."""
+    from ensemble_tui.core.eval.judging import judge_question
+
+    models = [workspace.settings.model_for(label, workspace.configs) for label in workspace.configs]
+    return partial(judge_question, prompts=workspace.prompts, names=[model for model in models if model])
 
 
 def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
@@ -256,16 +255,6 @@ def write_report(plan: Any, result: Any, args: argparse.Namespace) -> None:
 
 
 def render(plan: Any, result: Any, fmt: str) -> str:
-    """core/eval/report.py's report; without it, the records as JSON (said once)."""
-    try:
-        from ensemble_tui.core.eval.report import render as render_report  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        say("the report is not in this version: the answers and verdicts follow as JSON.")
-        data = {
-            "answers": [a.model_dump() for a in result.answer_list()],
-            "verdicts": [v.model_dump() for v in result.verdicts],
-            "spent_usd": result.spent_usd,
-            "stopped": result.stopped,
-        }
-        return json.dumps(data, indent=2)
-    return str(render_report(plan, result.answer_list(), result.verdicts, fmt))
+    from ensemble_tui.core.eval.report import render as render_report
+
+    return render_report(plan, result.answer_list(), result.verdicts, fmt)

@@ -107,7 +107,7 @@ def test_the_judges_get_the_answers_the_single_models_and_a_call_without_the_pdf
             )
         ]
 
-    monkeypatch.setattr(eval_command, "judge_function", lambda: judge_question)
+    monkeypatch.setattr(eval_command, "judge_function", lambda workspace: judge_question)
     questions = questions_file(tmp_path, 2)
     args = ("--questions", str(questions), "--arms", "claude,gemini,all,vote", "--judges", "claude,gemini", "--yes")
     assert run_eval(tmp_path / "h", *args).returncode == 0
