@@ -34,7 +34,7 @@ from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider, ProviderError, Reply
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.store.budget_ledger import BudgetLedger, Reservation, Sizing
-from ensemble_tui.core.turn.auto import AUTO_KIND, auto_outcome, run_auto
+from ensemble_tui.core.turn.auto import auto_outcome, run_auto
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller
 from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
@@ -234,11 +234,7 @@ async def run_arm(
             reuse = shared.texts if shared is not None and arm.style in SHARING else {}
             runner = _runner(kit, arm, question, caller, Mode.ALL, proposers, kit.settings.aggregator, reused=reuse)
             reply = await STYLES[arm.style].run(runner, question.text)
-            writer = (
-                runner.tally[0].author
-                if arm.style in (Style.VOTE, Style.DEBATE) and runner.tally
-                else kit.settings.aggregator
-            )
+            writer = _style_writer(runner, kit.settings.aggregator)
     except BudgetExceeded:
         raise
     except (EnsembleError, ProviderError, OSError) as exc:
@@ -290,9 +286,14 @@ def _auto_writer(runner: TurnRunner, aggregator: str) -> str:
     """Whose words an auto answer is: the chosen answer's model when the pair agreed, else the
     escalated turn's aggregator (or the winner of a vote or debate)."""
     outcome = auto_outcome(runner.record)
-    if outcome is not None and outcome.agreed:
-        chosen = next((a.data.get("chosen", "") for a in runner.record.artifacts if a.kind == AUTO_KIND), "")
-        return str(chosen).split(" #")[0] or aggregator
+    if outcome is not None and outcome.agreed and outcome.chosen:
+        return outcome.chosen_provider
+    return _style_writer(runner, aggregator)
+
+
+def _style_writer(runner: TurnRunner, aggregator: str) -> str:
+    """Whose words a multi-model answer is: a vote's or a debate's winner, else the aggregator
+    (the council's chairman)."""
     if runner.context.style in (Style.VOTE, Style.DEBATE) and runner.tally:
         return runner.tally[0].author
     return aggregator

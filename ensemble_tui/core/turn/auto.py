@@ -330,6 +330,12 @@ class AutoOutcome:
     calls: int
     who: str = ""
     reused: tuple[str, ...] = ()
+    chosen: str = ""  # the agreed answer's key: a provider, or its second sample ("ChatGPT #2")
+
+    @property
+    def chosen_provider(self) -> str:
+        """Whose model wrote the agreed answer (a second sample is its model's)."""
+        return self.chosen.removesuffix(SECOND_SAMPLE.format(""))
 
 
 def auto_outcome(record: TurnRecord) -> AutoOutcome | None:
@@ -343,6 +349,7 @@ def auto_outcome(record: TurnRecord) -> AutoOutcome | None:
                 calls=int(data.get("calls", 0)),
                 who=str(data.get("who", "")),
                 reused=tuple(data.get("reused", ())),
+                chosen=str(data.get("chosen", "")),
             )
     return None
 
