@@ -274,11 +274,9 @@ class SessionStore:
     def _save_record(self, change: TurnChange, db: sqlite3.Connection) -> int | None:
         return self.archive.save_turn(change.record, db=db) if change.record is not None else None
 
-    def _store(
-        self, session: SessionData, db: sqlite3.Connection, record: TurnRecord | None = None
-    ) -> tuple[SessionData, int]:
-        """Write the session's row, what changed in its lists and `record`, inside `db`; returns
-        what to remember once the transaction has committed."""
+    def _store(self, session: SessionData, db: sqlite3.Connection) -> tuple[SessionData, int]:
+        """Write the session's row and what changed in its lists, inside `db`; returns what to
+        remember once the transaction has committed (a turn's record is saved by its caller)."""
         stored = self._stored.get(session.id, {})
         changes: dict[str, ListChange] = {}
         for name in LISTS:
@@ -296,8 +294,6 @@ class SessionStore:
             head=session.model_dump_json(exclude=set(LISTS)),
         )
         revision = self.archive.save_session(row, changes, db=db)
-        if record is not None:
-            self.archive.save_turn(record, db=db)
         return session, revision
 
     def _remember(self, session: SessionData, revision: int) -> None:
