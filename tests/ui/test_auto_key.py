@@ -15,7 +15,7 @@ from ensemble_tui.ui.bindings import main_bindings
 from ensemble_tui.ui.screens.help import key_groups
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
 from tests.ui.conftest import SIZE, rendered_text, settle, type_text
-from tests.ui.test_claims_view import close_adapters, demo_app
+from tests.ui.test_claims_view import demo_app
 
 
 def proposals(sim: DemoSimulator, api: str) -> int:
@@ -25,27 +25,23 @@ def proposals(sim: DemoSimulator, api: str) -> int:
 async def test_f11_sends_in_auto_and_the_reply_says_whether_it_escalated(home, sample_pdf):
     workspace = Workspace.open(home)
     with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        app = demo_app(workspace, sim, sample_pdf)
-        try:
-            async with app.run_test(size=SIZE) as pilot:
-                await type_text(pilot, "What does the paper say about anonymity?")
-                await pilot.press("f11")
-                await settle(pilot, timeout=30)
-                shown = rendered_text(app.chat.log_view.entries[-1].content)
-                assert "auto · 2 calls · agreed" in shown
-                assert (proposals(sim, "openai"), proposals(sim, "anthropic"), proposals(sim, "gemini")) == (2, 0, 0)
-                assert workspace.session.last_mode == "auto"
-                assert app.query_one(f"#{button_id(Mode.AUTO)}", ModeButton).has_class("-default")
+        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "What does the paper say about anonymity?")
+            await pilot.press("f11")
+            await settle(pilot, timeout=30)
+            shown = rendered_text(app.chat.log_view.entries[-1].content)
+            assert "auto · 2 calls · agreed" in shown
+            assert (proposals(sim, "openai"), proposals(sim, "anthropic"), proposals(sim, "gemini")) == (2, 0, 0)
+            assert workspace.session.last_mode == "auto"
+            assert app.query_one(f"#{button_id(Mode.AUTO)}", ModeButton).has_class("-default")
 
-                await type_text(pilot, "And what does HERON-7 show?")
-                await pilot.click(f"#{button_id(Mode.AUTO)}")
-                await settle(pilot, timeout=30)
-                shown = rendered_text(app.chat.log_view.entries[-1].content)
-                assert "auto · escalated: 1 disputed claim" in shown
-                # ChatGPT's two samples were reused: no third ChatGPT proposal; the others asked once
-                assert (proposals(sim, "openai"), proposals(sim, "anthropic"), proposals(sim, "gemini")) == (4, 1, 1)
-        finally:
-            await close_adapters(workspace)
+            await type_text(pilot, "And what does HERON-7 show?")
+            await pilot.click(f"#{button_id(Mode.AUTO)}")
+            await settle(pilot, timeout=30)
+            shown = rendered_text(app.chat.log_view.entries[-1].content)
+            assert "auto · escalated: 1 disputed claim" in shown
+            # ChatGPT's two samples were reused: no third ChatGPT proposal; the others asked once
+            assert (proposals(sim, "openai"), proposals(sim, "anthropic"), proposals(sim, "gemini")) == (4, 1, 1)
 
 
 async def test_auto_is_listed_with_its_key_in_help_and_the_palette(workspace, chatty, make_app):

@@ -9,6 +9,8 @@ first with both stances.
 from __future__ import annotations
 
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
@@ -26,65 +28,59 @@ def on_claims(app: EnsembleApp) -> bool:
     return isinstance(app.screen, CompareScreen) and app.screen.tab == CLAIMS
 
 
-def demo_app(workspace: Workspace, sim: DemoSimulator, pdf) -> EnsembleApp:
+@asynccontextmanager
+async def demo_app(workspace: Workspace, sim: DemoSimulator, pdf) -> AsyncIterator[EnsembleApp]:
+    """The app on the demo simulator through the real adapters, the map on; the adapters are
+    closed after it."""
     providers, unavailable = build_providers(workspace, env=sim.env)
     workspace.attach_providers(providers, unavailable)
     workspace.update_settings(claim_map=True)
     engine = Engine(workspace, rng=random.Random(5), sleep=no_sleep, timeout_s=20)
-    return EnsembleApp(workspace, engine=engine, notifier=RecordingNotifier(), pdf=pdf)
-
-
-async def close_adapters(workspace: Workspace) -> None:
-    for adapter in workspace.providers.values():
-        await adapter.aclose()  # type: ignore[attr-defined]
+    try:
+        yield EnsembleApp(workspace, engine=engine, notifier=RecordingNotifier(), pdf=pdf)
+    finally:
+        for adapter in workspace.providers.values():
+            await adapter.aclose()  # type: ignore[attr-defined]
 
 
 async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(home, sample_pdf):
     workspace = Workspace.open(home)
     with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        app = demo_app(workspace, sim, sample_pdf)
-        try:
-            async with app.run_test(size=SIZE) as pilot:
-                await type_text(pilot, "How much does aggregation help?")
-                await pilot.press("f5")
-                await settle(pilot, timeout=30)
-                shown = rendered_text(app.chat.log_view.entries[-1].content)
-                assert "1 disputed" in shown and "confidence medium" in shown  # the line under the reply
-                await pilot.press("f10")
-                await wait_until(pilot, lambda: on_claims(app))
-                cards = list(app.screen.query(ClaimCard))
-                first = cards[0]
-                assert first.claim.kind == "contradiction" and app.screen.focused is first
-                text = rendered_text(first.content, width=78)
-                assert "Disputed:" in text and "87 of the 120" in text
-                chatgpt = next(line for line in text.splitlines() if line.lstrip().startswith("ChatGPT"))
-                claude = next(line for line in text.splitlines() if line.lstrip().startswith("Claude"))
-                assert "supports" in chatgpt and "answered 87 correctly" in chatgpt and "✓ p. 1" in chatgpt
-                assert "contradicts" in claude and "answered 92 correctly" in claude and "✗ not in the paper" in claude
-                await pilot.press("down")
-                assert app.screen.focused is cards[1]
-                await pilot.press("p")  # the other tab: the proposals, the first column focused
-                await wait_until(pilot, lambda: app.screen.tab == PROPOSALS)
-                assert isinstance(app.screen.focused, CompareColumn)
-                await pilot.press("c")
-                await wait_until(pilot, lambda: app.screen.tab == CLAIMS and app.screen.focused is cards[0])
-                await pilot.press("escape")
-                await wait_until(pilot, lambda: not isinstance(app.screen, CompareScreen))
-        finally:
-            await close_adapters(workspace)
+        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "How much does aggregation help?")
+            await pilot.press("f5")
+            await settle(pilot, timeout=30)
+            shown = rendered_text(app.chat.log_view.entries[-1].content)
+            assert "1 disputed" in shown and "confidence medium" in shown  # the line under the reply
+            await pilot.press("f10")
+            await wait_until(pilot, lambda: on_claims(app))
+            cards = list(app.screen.query(ClaimCard))
+            first = cards[0]
+            assert first.claim.kind == "contradiction" and app.screen.focused is first
+            text = rendered_text(first.content, width=78)
+            assert "Disputed:" in text and "87 of the 120" in text
+            chatgpt = next(line for line in text.splitlines() if line.lstrip().startswith("ChatGPT"))
+            claude = next(line for line in text.splitlines() if line.lstrip().startswith("Claude"))
+            assert "supports" in chatgpt and "answered 87 correctly" in chatgpt and "✓ p. 1" in chatgpt
+            assert "contradicts" in claude and "answered 92 correctly" in claude and "✗ not in the paper" in claude
+            await pilot.press("down")
+            assert app.screen.focused is cards[1]
+            await pilot.press("p")  # the other tab: the proposals, the first column focused
+            await wait_until(pilot, lambda: app.screen.tab == PROPOSALS)
+            assert isinstance(app.screen.focused, CompareColumn)
+            await pilot.press("c")
+            await wait_until(pilot, lambda: app.screen.tab == CLAIMS and app.screen.focused is cards[0])
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, CompareScreen))
 
 
 async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home, sample_pdf):
     workspace = Workspace.open(home)
     with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        app = demo_app(workspace, sim, sample_pdf)
-        try:
-            async with app.run_test(size=SIZE) as pilot:
-                await type_text(pilot, "How much does aggregation help?")
-                await pilot.press("f5")
-                await settle(pilot, timeout=30)
-        finally:
-            await close_adapters(workspace)
+        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "How much does aggregation help?")
+            await pilot.press("f5")
+            await settle(pilot, timeout=30)
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
         log_view = again.chat.log_view
@@ -121,22 +117,18 @@ async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_
             return dataclasses.replace(reply, latency_s=3.0) if MAP_MARK in request.text else reply
 
         sim.openai.default = slowly
-        app = demo_app(workspace, sim, sample_pdf)
-        try:
-            async with app.run_test(size=SIZE) as pilot:
-                await type_text(pilot, "How much does aggregation help?")
-                await pilot.press("f5")
-                await wait_until(pilot, lambda: "Drawing the claim map" in app.chat.status.text, timeout=20)
-                assert app.turns.turn is None  # the reply is in: the next question may be typed
-                assert "1 disputed" not in rendered_text(app.chat.log_view.entries[-1].content)
-                await pilot.press("f10")  # open while the map is drawn: it fills when it comes
-                await wait_until(pilot, lambda: on_claims(app))
-                assert not list(app.screen.query(ClaimCard))
-                await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))), timeout=20)
-                assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
-                assert app.chat.status.text.startswith("Reply complete (All")
-                assert app.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
-                await pilot.press("escape")
-                await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.chat.log_view.entries[-1].content))
-        finally:
-            await close_adapters(workspace)
+        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "How much does aggregation help?")
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: "Drawing the claim map" in app.chat.status.text, timeout=20)
+            assert app.turns.turn is None  # the reply is in: the next question may be typed
+            assert "1 disputed" not in rendered_text(app.chat.log_view.entries[-1].content)
+            await pilot.press("f10")  # open while the map is drawn: it fills when it comes
+            await wait_until(pilot, lambda: on_claims(app))
+            assert not list(app.screen.query(ClaimCard))
+            await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))), timeout=20)
+            assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
+            assert app.chat.status.text.startswith("Reply complete (All")
+            assert app.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.chat.log_view.entries[-1].content))
