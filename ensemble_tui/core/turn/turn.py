@@ -264,7 +264,8 @@ class TurnRunner:
             self.round += 1
         for name, text in reused.items():
             self.remember(name, query, text)
-        self.keep_asked_order(list(self.context.proposers))
+        if reused:  # propose() ordered the ones it asked; the reused ones join them in place
+            self.keep_asked_order(list(self.context.proposers))
         merged = {**reused, **answers}
         return {name: merged[name] for name in self.context.proposers if name in merged}
 
