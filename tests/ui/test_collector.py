@@ -16,13 +16,18 @@ from tests.ui.conftest import SIZE, settle, shows_pending_input, type_text, wait
 
 @pytest.fixture
 def collector_state() -> Iterator[tuple[int, int, int]]:
-    """Whatever a test does, the process's collector is left as it was found."""
+    """Each test starts with nothing frozen; whatever it does, the process's collector is left as
+    it was found (the test session freezes what its collection imported: tests/conftest.py)."""
     threshold = gc.get_threshold()
-    assert gc.get_freeze_count() == 0, "another test left objects frozen"
+    frozen_by_session = gc.get_freeze_count() > 0
+    gc.unfreeze()
     assert threshold[2] != NO_FULL_COLLECTION, "another test left full collections off"
     yield threshold
     gc.unfreeze()
     gc.set_threshold(*threshold)
+    if frozen_by_session:
+        gc.collect()
+        gc.freeze()
 
 
 def full_collections_allowed() -> bool:
