@@ -216,8 +216,8 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
 
 
 def called_by(workspace: Workspace, mode: RunMode) -> dict[str, object]:
-    """The providers a turn in `mode` calls, the only ones `ask` warms up: its models and, when
-    several answer, the aggregator and the claim mapper. Warming every SDK made a one-model
+    """The providers a turn in `mode` calls, the only ones `ask` warms up and sends the chat's PDF
+    to: its models and, when several answer, the aggregator and the claim mapper. Warming every SDK made a one-model
     `ask` wait for the others' imports (~1.4 s of anthropic and google-genai for `--mode chatgpt`)
     on the provider loop its call shares. A provider left out is simply imported by its call."""
     labels = set(workspace.participants(mode))
@@ -250,7 +250,19 @@ def ask(
         say(f"ensemble-tui: {warning}", sys.stderr)
     said = frozenset(workspace.config_problems.values()) & frozenset(workspace.warnings)
     with simulator_context(demo, workspace.paths.root) as env:
-        attach_providers(workspace, env, pdf)
+        attach_providers(workspace, env, pdf, prepare=False)
+        plan: RestylePlan | None = None
+        try:
+            if restyle is not None:
+                plan = restyle_plan(workspace, Style.parse(restyle))
+                run_mode, run_style = plan.mode, plan.style
+            else:
+                run_mode = parse_run_mode(mode or "all", workspace.extra_providers)
+                run_style = Style.parse(style or "aggregate")
+        except (ValueError, EnsembleError) as exc:
+            say(f"ensemble-tui: {exc}", sys.stderr)
+            return 2
+        workspace.upload_to = frozenset(called_by(workspace, run_mode))
         try:
             if new:
                 try:
@@ -265,17 +277,7 @@ def ask(
         except EnsembleError as exc:
             say(f"ensemble-tui: {exc}", sys.stderr)
             return 2
-        plan: RestylePlan | None = None
-        try:
-            if restyle is not None:
-                plan = restyle_plan(workspace, Style.parse(restyle))
-                run_mode, run_style = plan.mode, plan.style
-            else:
-                run_mode = parse_run_mode(mode or "all", workspace.extra_providers)
-                run_style = Style.parse(style or "aggregate")
-        except (ValueError, EnsembleError) as exc:
-            say(f"ensemble-tui: {exc}", sys.stderr)
-            return 2
+        workspace.prepare_uploads()
         engine = Engine(workspace)
         try:
             turn = beside_warm_up(

@@ -50,6 +50,15 @@ def test_single_model_reply_on_stdout_status_on_stderr(sim: Simulator, home: Pat
     assert history(home) == [("user", "What is Lemma 2?"), ("assistant", "Claude's answer.")]
 
 
+def test_the_paper_goes_only_to_the_models_the_turn_calls(sim: Simulator, home: Path, sample_pdf: Path) -> None:
+    # Claude answers after a while: time enough for any other upload started with the turn to land.
+    sim.anthropic.push(ScriptedReply("Claude's answer.", latency_s=1.0))
+    result = ask(sim, home, "--mode", "claude", "--pdf", str(sample_pdf), "What is Lemma 2?")
+    assert result.returncode == 0, result.stderr
+    assert len(sim.anthropic.uploads) == 1
+    assert sim.openai.uploads == [] and sim.gemini.uploads == []
+
+
 def test_all_with_a_resynthesis_round(sim: Simulator, home: Path) -> None:
     sim.openai.push(
         ScriptedReply("REQUEST SYNTHESIS FROM PROPOSERS\nAgree on the constant.", match=AGGREGATOR),

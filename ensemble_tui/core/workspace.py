@@ -47,6 +47,10 @@ class Workspace:
     demo: bool = False
     starting_pdf: Path | None = None  # the PDF a new chat starts with (the demo's paper), if any
     prepared_pdf: Path | None = None  # the PDF whose uploads were started last
+    # The providers the chat's PDF is uploaded to ahead of a turn: None, every one (the app, where
+    # any key may start the next turn); `ask` names the ones its turn calls, so the paper goes to
+    # no provider the user did not ask, and no other SDK is imported for it.
+    upload_to: frozenset[str] | None = None
 
     @classmethod
     def open(cls, root: Path, *, stale_after_s: float = 600.0) -> Workspace:
@@ -106,8 +110,8 @@ class Workspace:
             self.prepare_uploads()
 
     def prepare_uploads(self) -> None:
-        """Start uploading the chat's PDF to every provider, in the background (once: a PDF
-        chosen since, with --pdf say, has started its own)."""
+        """Start uploading the chat's PDF to every provider (those in `upload_to`), in the
+        background (once: a PDF chosen since, with --pdf say, has started its own)."""
         if self.session.pdf_path and Path(self.session.pdf_path) != self.prepared_pdf:
             self._prepare_uploads(Path(self.session.pdf_path))
 
@@ -184,8 +188,9 @@ class Workspace:
 
     def _prepare_uploads(self, pdf: Path) -> None:
         self.prepared_pdf = pdf
-        for provider in self.providers.values():
-            provider.prepare(pdf)
+        for label, provider in self.providers.items():
+            if self.upload_to is None or label in self.upload_to:
+                provider.prepare(pdf)
 
     def new_chat(self) -> SessionData:
         """Start a fresh session and transcript; the old transcript stays in Chats/."""
