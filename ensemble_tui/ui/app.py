@@ -67,7 +67,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# The first background pane mount waits for the footer's keys for at most this many refreshes.
+# The work after start-up waits for the footer's keys for at most this many refreshes.
 FOOTER_WAIT_REFRESHES = 20
 
 
@@ -133,6 +133,7 @@ class EnsembleApp(App[int]):
         # The garbage collector's schedule (ui/turns/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
         self._after_start_up = after_start_up
+        self.started_up = False  # the first complete frame is drawn and the work after it started
 
     @property
     def engine(self) -> Engine:
@@ -156,14 +157,13 @@ class EnsembleApp(App[int]):
 
     def compose(self) -> ComposeResult:
         """The Chat pane is mounted with the app; every other pane is wrapped in a `LazyPane`
-        and mounted after the first frame, one per refresh (`_mount_next_pane`).
+        and mounted when it is first shown (ui/panes/lazy.py).
 
         Start-up was three times a bare seven-tab app, mostly composing and styling panes
-        nobody sees yet. Settings (70 widgets, its Selects the dearest: ~200 ms) is mounted only
-        when it is first shown, so that cost never falls on the first keys typed. The app keeps
-        references to those panes and they keep what they are told until they are mounted,
-        so nothing has to wait for them; a query for a widget inside one finds it once mounted
-        (tests wait for that with `lazy_panes_mounted`).
+        nobody sees yet; mounting them after the first frame, one per refresh, still cost
+        ~90 ms of CPU under the first keys typed, for panes most sessions never open. The app
+        keeps references to those panes and they keep what they are told until they are
+        mounted, so nothing has to wait for them.
         """
         workspace = self.workspace
         self._model_panes = {
@@ -183,9 +183,7 @@ class EnsembleApp(App[int]):
             ("resubmissions", "Resubmissions", self._resubmissions),
             ("settings", "Settings", self._settings_pane),
         ]
-        self._lazy_panes = {
-            pane_id: LazyPane(widget, on_demand=pane_id == "settings") for pane_id, _title, widget in hidden
-        }
+        self._lazy_panes = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
         self._keymap_warning = self._load_keymap()
         yield Header()
         with TabbedContent(id="panes", initial="chat"):
@@ -273,26 +271,20 @@ class EnsembleApp(App[int]):
             self.add_notice(line, "warning")
         if self._initial_pdf:
             self.pdf_actions.select(self._initial_pdf, announce=False)
-        self.call_after_refresh(self._mount_next_pane)
+        self.call_after_refresh(self._after_first_frame)
 
-    async def _mount_next_pane(self, refreshes_left: int = FOOTER_WAIT_REFRESHES) -> None:
-        """Mount the next pane still waiting in its LazyPane, then schedule the one after it
-        for after the next refresh: one pane per frame, so typed keys are handled between
-        panes. The first waits until the footer has its keys (Textual's Footer composes them
-        after the first bindings signal) and one refresh more, which draws them: the first
-        complete frame comes before any hidden pane. At most `refreshes_left` refreshes, in case
-        the footer never gets keys."""
+    def _after_first_frame(self, refreshes_left: int = FOOTER_WAIT_REFRESHES) -> None:
+        """Start the work left for after start-up once the first complete frame is drawn: the
+        footer has its keys (Textual's Footer composes them after the first bindings signal)
+        and one refresh more has drawn them. At most `refreshes_left` refreshes, in case the
+        footer never gets keys."""
         if refreshes_left > 0 and self._footer is not None:
-            self.call_after_refresh(self._mount_next_pane, refreshes_left - 1 if not self._footer.children else 0)
+            self.call_after_refresh(self._after_first_frame, refreshes_left - 1 if not self._footer.children else 0)
             return
-        waiting = [placeholder for placeholder in self.query(LazyPane) if not placeholder.on_demand]
-        if not waiting:
-            self._start_up_over()
-            return
-        await waiting[0].mount_pane()
-        self.call_after_refresh(self._mount_next_pane, 0)
+        self._start_up_over()
 
     def _start_up_over(self) -> None:
+        self.started_up = True
         after, self._after_start_up = self._after_start_up, None
         if after is not None:
             try:
@@ -466,6 +458,12 @@ class EnsembleApp(App[int]):
 
     def action_scroll_chat(self, where: str) -> None:
         self.pane_switching.scroll_chat(where)
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _pane_shown(self, event: TabbedContent.TabActivated) -> None:
+        """A click on a tab shows its pane: mounted and focused as a key would (pane_switching)."""
+        if event.pane.id is not None:
+            self.pane_switching.shown(event.pane.id)
 
     @on(SettingsPane.SettingChanged)
     def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:

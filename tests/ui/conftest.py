@@ -23,7 +23,6 @@ from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
-from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.turns.collector import CollectorPolicy
 from tests.support import FolderOpener, ScriptedProvider, no_sleep
 
@@ -31,12 +30,11 @@ SIZE = (120, 40)
 
 
 @pytest.fixture(autouse=True)
-def panes_mounted_at_start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`run_test()` hands over the app once the panes it mounts after its first frame are
-    mounted, as a user sees it a few frames after start (ui/panes/lazy.py): a test that looks
-    inside one at once would depend on the machine's speed. A pane kept until first shown
-    (Settings) is mounted when a test shows it, as for a user. A test of those first frames is
-    marked `first_frames` and gets the app as it comes."""
+def started_up(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run_test()` hands over the app once its first complete frame is drawn (the footer's keys
+    too, a few frames after the first) and the work after it has started, as a user sees it
+    before clicking: a test that clicked at once would depend on the machine's speed. A test of
+    those first frames is marked `first_frames` and gets the app as it comes."""
     if request.node.get_closest_marker("first_frames"):
         return
     original = EnsembleApp.run_test
@@ -44,7 +42,7 @@ def panes_mounted_at_start(request: pytest.FixtureRequest, monkeypatch: pytest.M
     @asynccontextmanager
     async def run_test(self: EnsembleApp, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot]:
         async with original(self, *args, **kwargs) as pilot:
-            await lazy_panes_mounted(pilot)
+            await wait_until(pilot, lambda: self.started_up)
             yield pilot
 
     monkeypatch.setattr(EnsembleApp, "run_test", run_test)
@@ -104,12 +102,15 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
         await pilot.pause(0.01)
 
 
-async def lazy_panes_mounted(pilot: Pilot) -> None:
-    """Wait until the panes the app mounts just after its first frame (each in a LazyPane) are
-    mounted: only the Chat pane is there when `run_test()` starts. Those it keeps until first
-    shown (Settings) stay as they are, as for a user (mounting Settings cost each test about
-    0.09 s of CPU); a test shows the pane, then waits for what it looks at."""
-    await wait_until(pilot, lambda: all(placeholder.on_demand for placeholder in pilot.app.query(LazyPane)))
+async def show_pane(pilot: Pilot, pane_id: str) -> None:
+    """Show a pane as its key would, and wait until it is mounted (a pane is mounted when it is
+    first shown: ui/panes/lazy.py)."""
+    app = pilot.app
+    app.show_pane(pane_id)
+    placeholder = app.lazy_panes.get(pane_id)
+    if placeholder is not None:
+        await wait_until(pilot, lambda: placeholder.pane.is_mounted)
+    await pilot.pause()
 
 
 async def type_text(pilot: Pilot, text: str) -> None:

@@ -17,7 +17,7 @@ from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
 from ensemble_tui.ui.panes import pane_id_for_provider
 from tests.support import FolderOpener, Hang, ScriptedProvider, no_sleep
-from tests.ui.conftest import SIZE, settle, shows_pending_input, type_text, wait_until
+from tests.ui.conftest import SIZE, settle, show_pane, shows_pending_input, type_text, wait_until
 
 DEEPSEEK = {
     "label": "DeepSeek",
@@ -83,6 +83,7 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
             pane_id_for_provider("Local [vLLM]"),
         ]
         pane = app.model_pane("DeepSeek")
+        await show_pane(pilot, "provider-DeepSeek")
         assert "deepseek-chat" in str(pane.query_one(".model-heading").content)
         assert "Shift+F1" in str(pane.query_one(".model-output").content)
 
@@ -93,6 +94,7 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
         assert workspace.session.history[-1].text == "DeepSeek answer"
         assert "ℹ DeepSeek: the PDF was sent as extracted text" in str(pane.query_one(".model-note").content)
         assert pane.query_one(".model-note").display
+        await show_pane(pilot, "claude")
         assert app.model_pane("Claude").query_one(".model-note").display is False
 
         await type_text(pilot, "The local one, by its xterm name (F14 = Shift+F2)")

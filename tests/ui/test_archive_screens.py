@@ -14,7 +14,7 @@ from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.report import ReportScreen
 from tests.support import Hang
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, settle, show_pane, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 
 
@@ -132,6 +132,7 @@ async def test_history_lists_past_chats_and_reopens_one(workspace, chatty, make_
         assert [e.message.text for e in app.query(ChatEntry)] == ["Question of the first chat", "Claude answer"]
         assert first in app.sub_title
         assert workspace.session.pdf_path == str(sample_pdf.resolve())
+        await show_pane(pilot, "attachments")
         assert sample_pdf.name in str(app.query_one("#pdf-info").content)
         assert app.model_pane("Claude").output is not None and app.model_pane("Gemini").output is None
         assert app.default_mode.value == "claude"

@@ -18,9 +18,8 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
 from ensemble_tui.ui.panes.settings import SettingsPane
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, settle, show_pane, type_text, wait_until
 from tests.ui.test_layout import footer_line
-from tests.ui.test_reading import record_frames
 
 
 def pane_text(pane: ModelPane, selector: str) -> str:
@@ -38,11 +37,13 @@ async def test_model_panes_show_each_proposal_and_its_query_never_the_aggregator
             pane = app.model_pane(provider)
             assert pane.output is not None
             assert pane.output.text == f"{provider} answer" and pane.output.query == "What is new?"
-            assert pane_text(pane, ".model-query") == "What is new?"
         assert "AGGREGATED" not in app.model_pane("ChatGPT").output.text
         await pilot.press("ctrl+pagedown")
         assert app.tabs.active == "chatgpt"
-        assert app.focused is app.model_pane("ChatGPT")
+        await wait_until(pilot, lambda: app.focused is app.model_pane("ChatGPT"))  # mounted when first shown
+        for provider in ("ChatGPT", "Claude", "Gemini"):
+            await show_pane(pilot, pane_id_for_provider(provider))
+            assert pane_text(app.model_pane(provider), ".model-query") == "What is new?"
 
 
 async def test_a_single_mode_only_updates_its_own_pane(workspace, chatty, make_app):
@@ -53,6 +54,7 @@ async def test_a_single_mode_only_updates_its_own_pane(workspace, chatty, make_a
         await settle(pilot)
         assert app.model_pane("Claude").output is not None
         assert app.model_pane("ChatGPT").output is None
+        await show_pane(pilot, "chatgpt")
         assert "No output from ChatGPT yet" in pane_text(app.model_pane("ChatGPT"), ".model-output")
 
 
@@ -67,18 +69,20 @@ async def test_resubmissions_are_logged_newest_last(workspace, chatty, make_app)
         await type_text(pilot, "Deliberate")
         await pilot.press("f5")
         await settle(pilot)
+        await pilot.press("ctrl+pageup", "ctrl+pageup")
+        assert app.tabs.active == "resubmissions"
+        await wait_until(pilot, lambda: app.resubmissions.is_mounted)  # mounted when first shown
+        await pilot.pause()
         logged = [entry.item for entry in app.resubmissions.query(ResubmissionEntry)]
         assert [r.iteration for r in logged] == [1, 2]
         assert "Remark one" in logged[0].text and "Remark two" in logged[1].text
         assert logged == workspace.session.resubmissions
-        await pilot.press("ctrl+pageup", "ctrl+pageup")
-        assert app.tabs.active == "resubmissions"
 
 
 async def test_pdf_flag_preselects_and_shows_size_and_pages(workspace, chatty, make_app, sample_pdf):
     app = make_app(pdf=sample_pdf)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await show_pane(pilot, "attachments")
         info = str(app.query_one("#pdf-info").content)
         assert str(sample_pdf) in info or sample_pdf.name in info
         assert "KB" in info or "bytes" in info
@@ -95,6 +99,7 @@ async def test_a_file_that_is_not_a_pdf_is_refused_with_a_clear_message(workspac
         await pilot.pause()
         assert "is not a PDF" in app.attachments.error_text
         assert workspace.session.pdf_path is None
+        await show_pane(pilot, "attachments")
         assert str(app.query_one("#pdf-info").content) == "No PDF selected."
 
 
@@ -122,10 +127,9 @@ async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(works
         await wait_until(pilot, lambda: not isinstance(app.screen, FileOpen))
         await pilot.pause()
         assert workspace.session.pdf_path == str(sample_pdf.resolve())
-        assert sample_pdf.name in str(app.query_one("#pdf-info").content)
         assert app.tabs.active == "chat"  # back where the dialog was opened
-        app.show_pane("attachments")
-        await pilot.pause()
+        await show_pane(pilot, "attachments")
+        assert sample_pdf.name in str(app.query_one("#pdf-info").content)
         await pilot.click("#clear-pdf")
         await pilot.pause()
         assert workspace.session.pdf_path is None
@@ -166,8 +170,10 @@ async def test_the_previous_session_is_restored_lazily(workspace, chatty, make_a
         assert app.chat.log_view.hidden_count == 60 - BATCH
         assert app.default_mode.value == "claude"
         assert app.model_pane("Gemini").output.text == "Old Gemini text"
-        assert len(app.resubmissions.query(ResubmissionEntry)) == 1
         assert "$1.25" in str(app.query_one("#status-cost").content)
+        await show_pane(pilot, "resubmissions")
+        assert len(app.resubmissions.query(ResubmissionEntry)) == 1
+        await show_pane(pilot, "chat")
         app.chat.log_view.scroll_home(animate=False)
         await pilot.pause()
         await pilot.click(EarlierButton)
@@ -190,34 +196,35 @@ async def test_a_pane_chosen_in_the_first_frames_opens_with_the_focus_in_it(work
     workspace.session.last_outputs = {"Claude": ModelOutput(query="Q", text="Earlier Claude text", model="m")}
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")  # at once: the pane may still be waiting for its mount
+        app.show_pane("settings")  # at once: the pane is still waiting for its mount
         await wait_until(pilot, lambda: bool(app.query(SettingsPane)) and app.focused is not None)
         assert app.tabs.active == "settings"
         assert app.focused is app.settings_pane, "the focus is in the pane shown"
-        await wait_until(pilot, lambda: not app.query(LazyPane))
-        assert app.tabs.active == "settings", "the panes mounted after it did not take the view away"
+        await pilot.pause(0.2)
+        assert app.tabs.active == "settings", "nothing took the view away"
         app.show_pane(pane_id_for_provider("Claude"))
+        await wait_until(pilot, lambda: app.model_pane("Claude").is_mounted)
         await pilot.pause()
         assert "Earlier Claude text" in app.export_screenshot().replace("&#160;", " ")
 
 
-@pytest.mark.first_frames
-async def test_the_hidden_panes_are_mounted_after_the_frame_with_the_footers_keys(
-    workspace, chatty, make_app, monkeypatch
-):
+async def test_a_pane_is_mounted_when_first_shown_by_a_key_or_a_click_on_its_tab(workspace, chatty, make_app):
+    workspace.session.last_outputs = {"Gemini": ModelOutput(query="Q", text="Earlier Gemini text", model="m")}
     app = make_app()
-    frames = record_frames(app)
-    keys_drawn_at_each_mount: list[bool] = []
-    mount_pane = LazyPane.mount_pane
-
-    async def recording_mount_pane(self: LazyPane) -> None:
-        keys_drawn_at_each_mount.append(any("palette" in frame for frame in frames))
-        await mount_pane(self)
-
-    monkeypatch.setattr(LazyPane, "mount_pane", recording_mount_pane)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: all(p.on_demand for p in app.query(LazyPane)))
-    assert keys_drawn_at_each_mount and all(keys_drawn_at_each_mount), "the first complete frame comes first"
+        await pilot.pause(0.3)
+        assert len(app.query(LazyPane)) == 6, "no pane but the chat is mounted at start"
+        await pilot.click("#--content-tab-settings")
+        await wait_until(pilot, lambda: app.settings_pane.is_mounted and app.focused is not None)
+        assert app.tabs.active == "settings" and app.focused is app.settings_pane
+        await pilot.press("ctrl+pagedown")  # the next pane: the first after Settings is the Chat
+        await pilot.pause()
+        assert app.tabs.active == "chat" and app.focused is app.chat.input
+        await pilot.click(f"#--content-tab-{pane_id_for_provider('Gemini')}")
+        await wait_until(pilot, lambda: app.model_pane("Gemini").is_mounted)
+        await pilot.pause()
+        assert "Earlier Gemini text" in app.export_screenshot().replace("&#160;", " ")
+        assert len(app.query(LazyPane)) == 4, "the panes never shown are still waiting"
 
 
 @pytest.mark.first_frames
@@ -244,14 +251,14 @@ async def test_the_footer_shows_the_keys_as_the_keymap_has_them_and_the_first_fr
     assert "f12 History" in footer and "^g" not in footer
 
 
-@pytest.mark.first_frames
-async def test_the_hidden_panes_are_mounted_even_if_the_footer_never_gets_its_keys(
+async def test_the_work_after_start_up_runs_even_if_the_footer_never_gets_its_keys(
     workspace, chatty, make_app, monkeypatch
 ):
     monkeypatch.setattr(Footer, "compose", lambda self: iter(()))
-    app = make_app()
+    calls: list[bool] = []
+    app = make_app(after_start_up=lambda: calls.append(True))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: all(p.on_demand for p in app.query(LazyPane)))
+        await wait_until(pilot, lambda: bool(calls))
         assert not app.query_one(Footer).children
 
 

@@ -5,7 +5,7 @@ in the run report; and again after a restart."""
 from __future__ import annotations
 
 from tests.core.test_quotes import ACROSS_LINE, PAGE_TWO
-from tests.ui.conftest import SIZE, rendered_text, restarted_app, settle, type_text
+from tests.ui.conftest import SIZE, rendered_text, restarted_app, settle, show_pane, type_text
 
 FABRICATED = "ensembles of language models always outperform every single model on every benchmark"
 REPLY = (
@@ -29,6 +29,7 @@ async def test_quotes_in_a_reply_and_a_proposal_are_marked_against_the_pdf(
         assert shown.count("✗ not in the paper") == 2
         assert "Quotes: 4 checked, 2 found, 2 not in the paper" in shown
         assert app.chat.log_view.items[-1].text == REPLY  # the reply's own text stays as written
+        await show_pane(pilot, "chatgpt")
         pane = rendered_text(app.model_pane("ChatGPT").query_one(".model-output").content, width=400)
         assert "✓ p. 1" in pane and "Quotes: 4 checked, 2 found" in pane
         (run,) = app.workspace.archive.turns(app.chat_id)
@@ -78,6 +79,7 @@ async def test_quotes_in_the_resubmissions_pane_are_marked_and_stay_marked_after
         await type_text(pilot, "What does the paper report?")
         await pilot.press("f5")
         await settle(pilot)
+        await show_pane(pilot, "resubmissions")
         (entry,) = app.resubmissions.query(ResubmissionEntry)
         assert FABRICATED in entry.item.text  # Claude's proposal went back in the request
         shown = rendered_text(entry.content, width=400)
@@ -85,6 +87,6 @@ async def test_quotes_in_the_resubmissions_pane_are_marked_and_stay_marked_after
         assert "Quotes: 4 checked, 2 found, 2 not in the paper" in shown
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await show_pane(pilot, "resubmissions")
         (entry,) = again.resubmissions.query(ResubmissionEntry)
         assert "Quotes: 4 checked, 2 found, 2 not in the paper" in rendered_text(entry.content, width=400)

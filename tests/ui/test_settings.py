@@ -9,7 +9,7 @@ from textual.widgets import Checkbox, Input, Select, Static
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
-from tests.ui.conftest import SIZE, restarted_app, settle, wait_until
+from tests.ui.conftest import SIZE, restarted_app, settle, show_pane, wait_until
 
 
 def saved(workspace) -> dict:
@@ -31,6 +31,7 @@ async def test_model_and_aggregator_choices_are_saved_at_once(workspace, chatty,
         await pilot.pause()
         assert saved(workspace)["aggregator"] == "Claude"
         assert "Saved to Configurations/Settings.json" in str(app.query_one("#settings-status").content)
+        await show_pane(pilot, "chatgpt")
         assert "gpt-4.1" in str(app.model_pane("ChatGPT").query_one(".model-heading").content)
 
 
@@ -103,6 +104,7 @@ async def test_a_provider_without_a_key_is_marked_with_its_variable(workspace, m
         warning = str(app.query_one("#nokey-ChatGPT").content)
         assert "OPENAI_API_KEY" in warning
         assert not app.query("#nokey-Claude")
+        await show_pane(pilot, "chatgpt")
         assert "OPENAI_API_KEY" in str(app.model_pane("ChatGPT").query_one(".model-unavailable").content)
 
 
@@ -118,6 +120,7 @@ async def test_an_unusable_provider_file_costs_only_that_provider(home):
         await pilot.pause()
         assert "Claude.json" in str(app.query_one("#nokey-Claude").content)
         assert app.query("#model-ChatGPT")
+        await show_pane(pilot, "claude")
         assert "Claude.json" in str(app.model_pane("Claude").query_one(".model-unavailable").content)
 
 

@@ -3,8 +3,8 @@ a collaborator of EnsembleApp."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Protocol
 
 from textual.widget import Widget
 from textual.widgets import TabbedContent
@@ -27,11 +27,10 @@ class PaneHost(Protocol):
     @property
     def lazy_panes(self) -> Mapping[str, LazyPane]: ...
     def set_focus(self, widget: Widget | None) -> None: ...
-    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
 
 
 class PaneSwitching:
-    """Ctrl+PageUp/PageDown, the palette's pane entries, and showing a pane from code."""
+    """Ctrl+PageUp/PageDown, the palette's pane entries, a click on a tab, and showing a pane from code."""
 
     def __init__(self, host: PaneHost) -> None:
         self.host = host
@@ -43,25 +42,29 @@ class PaneSwitching:
         self.show(ids[(current + step) % len(ids)])
 
     def show(self, pane_id: str) -> None:
-        """Switch panes and move the focus into the new one.
-
-        Focus must move too: when the focused widget is hidden, Textual hands focus to a
-        neighbour, and TabbedContent re-activates whichever pane that neighbour is in. A pane
-        still waiting for its lazy mount (the first moments after start, or Settings until it
-        is first shown) takes the focus once mounted.
-        """
+        """Switch panes (a key, the palette, code) and move the focus into the new one."""
         host = self.host
         if host.tabs.active == pane_id:
             return
         host.tabs.active = pane_id
+        self.shown(pane_id)
+
+    def shown(self, pane_id: str) -> None:
+        """A pane has just been shown, by `show()` or by a click on its tab: mount it if this is
+        its first showing, and move the focus into it.
+
+        Focus must move too: when the focused widget is hidden, Textual hands focus to a
+        neighbour, and TabbedContent re-activates whichever pane that neighbour is in. A pane
+        shown for the first time takes the focus once mounted; until then nothing is focused,
+        so Textual cannot switch back to the pane of a focused neighbour. Called twice for one
+        showing (show(), then its TabActivated message), it acts once.
+        """
+        host = self.host
         placeholder = host.lazy_panes.get(pane_id)
         if placeholder is not None and not placeholder.pane.is_mounted:
-            # Mount it now (ahead of its turn, or on demand) and focus it once mounted: a
-            # callback queued on a widget runs after its Mount. Until then nothing is focused,
-            # so Textual cannot switch back to the pane of a focused neighbour.
-            host.set_focus(None)
-            host.call_later(placeholder.mount_pane)
-            placeholder.pane.call_later(self._focus_pane, pane_id)
+            if placeholder.request_mount():
+                host.set_focus(None)
+                placeholder.pane.call_later(self._focus_pane, pane_id)  # a widget's callbacks run after its Mount
             return
         self._focus_pane(pane_id)
 

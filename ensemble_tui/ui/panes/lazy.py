@@ -1,16 +1,14 @@
-"""Panes mounted after the app's first frames instead of before the first one.
+"""A pane mounted when it is first shown, not with the app.
 
 The idea is `textual.lazy.Lazy`'s: a hidden placeholder that mounts the real widget in its
 place later. What `Lazy` cannot do, and this does (all through public API):
 
-- Mount on demand. `Lazy` always mounts its widget right after the first refresh. Settings
-  (70 widgets, its Selects the dearest: ~200 ms) would then be mounted at every start, under
-  the first keys the user types; here it is mounted only when its tab is first shown
-  (`on_demand`, `mount_pane()` called by the pane switch).
-- Mount when the owner says. Every `Lazy` mounts in the first refresh's callbacks, all at once,
-  ahead of the footer's keys; here the app mounts one pane per refresh (`mount_pane`), after
-  the frame that shows the footer's keys, so frames and typed keys keep coming between panes.
-- Step aside when the app quits during the first frames: `Lazy` then ended in a MountError
+- Mount on demand. `Lazy` always mounts its widget right after the first refresh, so every
+  pane (Settings alone is 70 widgets, its Selects the dearest: ~200 ms) would be composed and
+  styled at every start, under the first keys the user types, for panes most sessions never
+  open. Here a pane is mounted when its tab is first shown (`request_mount()`, called by the
+  pane switch, whether a key, the palette or a click on the tab showed it).
+- Step aside when the app quits while a mount waits: `Lazy` then ended in a MountError
   traceback.
 """
 
@@ -20,7 +18,7 @@ from textual.widget import MountError, Widget
 
 
 class LazyPane(Widget):
-    """A placeholder for `pane` until `mount_pane()` mounts it in its place."""
+    """A placeholder for `pane` until `request_mount()` mounts it in its place."""
 
     DEFAULT_CSS = """
     LazyPane {
@@ -28,18 +26,21 @@ class LazyPane(Widget):
     }
     """
 
-    def __init__(self, pane: Widget, *, on_demand: bool = False) -> None:
-        """`on_demand`: mounted only when its tab is first shown, not in the background."""
+    def __init__(self, pane: Widget) -> None:
         super().__init__()
         self.pane = pane
-        self.on_demand = on_demand
-        self._started = False
+        self.requested = False  # request_mount() has been called: mounted, or on its way
 
-    async def mount_pane(self) -> None:
-        """Mount the pane in place of this placeholder, once (later calls return at once)."""
-        if self._started:
-            return
-        self._started = True
+    def request_mount(self) -> bool:
+        """Mount the pane in place of this placeholder once the current message is handled;
+        True the first time, False (and nothing done) after that."""
+        if self.requested:
+            return False
+        self.requested = True
+        self.call_later(self._mount_pane)
+        return True
+
+    async def _mount_pane(self) -> None:
         parent = self.parent
         if not isinstance(parent, Widget) or not parent.is_attached:
             return  # the app is closing
