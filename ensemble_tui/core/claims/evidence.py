@@ -79,9 +79,7 @@ def _claim(
         author = by_letter[stance.letter]
         if author in by_model:
             continue  # a letter named twice: its first stance counts
-        by_model[author] = Stance(
-            stance=stance.stance, quote=_clean(stance.quote), evidence=_evidence(stance, index)
-        )
+        by_model[author] = Stance(stance=stance.stance, quote=_clean(stance.quote), evidence=_evidence(stance, index))
     for author in by_letter.values():  # a proposal the mapper left out is silent on it
         by_model.setdefault(author, Stance(stance="silent"))
     return Claim(

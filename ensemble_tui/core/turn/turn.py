@@ -47,6 +47,7 @@ class ClaimMapper(Protocol):
     async def late(self) -> ClaimMap | None: ...
     async def abandon(self) -> None: ...
 
+
 T = TypeVar("T")
 R = TypeVar("R")
 

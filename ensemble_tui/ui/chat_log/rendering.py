@@ -186,4 +186,3 @@ def display_path(path: str | Path) -> str:
         return "~/" + resolved.relative_to(Path.home()).as_posix()
     except ValueError:
         return str(resolved)
-

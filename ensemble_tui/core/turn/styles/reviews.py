@@ -27,9 +27,7 @@ class Review(Generic[P]):
 def labellings_for(runner: TurnRunner, authors: list[str]) -> dict[str, Labelling]:
     """A separate shuffle for every reviewer, never showing it its own answer."""
     return {
-        reviewer: shuffled_labelling(authors, runner.rng, exclude=reviewer)
-        for reviewer in authors
-        if len(authors) > 1
+        reviewer: shuffled_labelling(authors, runner.rng, exclude=reviewer) for reviewer in authors if len(authors) > 1
     }
 
 
