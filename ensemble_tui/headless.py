@@ -217,9 +217,10 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
 
 def called_by(workspace: Workspace, mode: RunMode) -> dict[str, object]:
     """The providers a turn in `mode` calls, the only ones `ask` warms up and sends the chat's PDF
-    to: its models and, when several answer, the aggregator and the claim mapper. Warming every SDK made a one-model
-    `ask` wait for the others' imports (~1.4 s of anthropic and google-genai for `--mode chatgpt`)
-    on the provider loop its call shares. A provider left out is simply imported by its call."""
+    to: its models and, when several answer, the aggregator and the claim mapper. Warming every
+    SDK made a one-model `ask` wait for the others' imports (~1.4 s of anthropic and google-genai
+    for `--mode chatgpt`) on the provider loop its call shares; uploading to every provider also
+    sent the paper where the user had not asked. A provider left out is simply imported by its call."""
     labels = set(workspace.participants(mode))
     if mode.is_multi:
         settings = workspace.settings
