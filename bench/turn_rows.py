@@ -50,7 +50,11 @@ CASES = (
     TurnCase("1.c", "turn overhead: single Gemini", Mode.GEMINI),
     TurnCase("1.d", "turn overhead: All x5, 1 aggregator pass", Mode.ALL, tags="[one-pass]"),
     TurnCase(
-        "1.d-with-map", "turn overhead: All x5, 1 aggregator pass, claim map on", Mode.ALL, tags="[one-pass]", claim_map=True
+        "1.d-with-map",
+        "turn overhead: All x5, 1 aggregator pass, claim map on",
+        Mode.ALL,
+        tags="[one-pass]",
+        claim_map=True,
     ),
     TurnCase("1.e", "turn overhead: All x5, 2 aggregator passes", Mode.ALL),
     TurnCase("1.f", "turn overhead: All x5, council", Mode.ALL, Style.COUNCIL),
