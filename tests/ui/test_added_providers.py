@@ -120,8 +120,7 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
         assert app.is_running and "[vLLM]" in shown
         await pilot.press("escape")
 
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         assert app.query_one("#model-DeepSeek", Select).value == "deepseek-chat"
         aggregator = app.query_one("#aggregator", Select)
         aggregator.value = "DeepSeek"
@@ -148,8 +147,7 @@ async def test_reasoning_effort_is_offered_only_for_reasoning_models_and_saved(e
     workspace, providers = extra
     app = make(workspace)
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         for provider in ("ChatGPT", "Claude", "Gemini"):  # their default models all reason
             assert app.query_one(f"#reasoning-row-{provider}").display is True
         app.query_one("#model-ChatGPT", Select).value = "gpt-4.1"  # this one does not

@@ -14,7 +14,7 @@ from ensemble_tui.simulator.demo import DemoSimulator, role_of
 from ensemble_tui.ui.bindings import main_bindings
 from ensemble_tui.ui.screens.help import key_groups
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
-from tests.ui.conftest import SIZE, rendered_text, settle, type_text
+from tests.ui.conftest import SIZE, rendered_text, settle, show_pane, type_text
 from tests.ui.test_claims_view import demo_app
 
 
@@ -57,8 +57,7 @@ async def test_auto_is_listed_with_its_key_in_help_and_the_palette(workspace, ch
 async def test_who_auto_asks_first_is_chosen_in_settings_and_saved(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         select = app.query_one("#auto-pair", Select)
         assert select.value == "samples"
         select.value = "two-models"

@@ -11,7 +11,7 @@ from textual.widgets import OptionList, Static
 from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.ui.screens.help import HelpScreen
 from ensemble_tui.ui.screens.style_picker import StylePicker
-from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, rendered_text, settle, show_pane, type_text, wait_until
 
 
 def screen_text(app) -> str:
@@ -67,8 +67,7 @@ async def test_f1_works_in_a_dialog_and_in_a_text_field_and_closes_on_f1(workspa
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
         await pilot.press("escape")
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         app.query_one("#temperature").focus()
         await pilot.pause()
         await pilot.press("f1")
@@ -110,8 +109,7 @@ async def test_the_palette_finds_the_help_by_help_and_by_keys(workspace, chatty,
 async def test_the_keys_panel_names_the_pane_keys_in_the_settings_pane(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         app.query_one("#temperature").focus()
         app.action_show_help_panel()  # the palette's "Keys"
         await wait_until(pilot, lambda: "Page Up" in screen_text(app))  # the panel is drawn

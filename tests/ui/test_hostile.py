@@ -8,7 +8,7 @@ import time
 from rich.text import Text
 
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry
-from tests.ui.conftest import SIZE, settle, type_text
+from tests.ui.conftest import SIZE, settle, show_pane, type_text
 
 HOSTILE = (
     "[@click=app.quit]Click me[/] and [bold]never closed and [link=file:///etc/passwd]x[/link]\n\n"
@@ -39,8 +39,7 @@ async def test_hostile_reply_is_shown_literally_and_is_harmless(workspace, chatt
         await pilot.pause()
         assert app.is_running and app.return_code is None
         # The model pane shows the same text, just as inertly.
-        app.show_pane("chatgpt")
-        await pilot.pause()
+        await show_pane(pilot, "chatgpt")
         assert "[@click=app.quit]Click" in screen_text(app)
         await pilot.click(app.model_pane("ChatGPT").query_one(".model-output"))
         assert app.is_running

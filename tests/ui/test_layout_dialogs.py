@@ -18,7 +18,7 @@ from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.pdf_file_open import HINT, PdfPicker
 from ensemble_tui.ui.screens.report import ReportScreen
 from ensemble_tui.ui.screens.style_picker import StylePicker
-from tests.ui.conftest import wait_until
+from tests.ui.conftest import show_pane, wait_until
 from tests.ui.test_snapshots import vote_record
 
 SIZES = [(80, 24), (120, 40)]
@@ -134,8 +134,7 @@ async def test_enter_on_a_folder_opens_it(workspace, chatty, make_app, papers):
 async def test_after_the_picker_the_pane_open_before_is_shown(workspace, chatty, make_app, papers, pane):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        app.show_pane(pane)
-        await pilot.pause()
+        await show_pane(pilot, pane)
         await open_picker(pilot)
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker), timeout=10)
@@ -231,8 +230,7 @@ def test_words(text):
 async def test_settings_dropdowns_keep_their_arrow_at_80_columns(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         pane = app.settings_pane
         selects = list(pane.query(Select))
         assert selects

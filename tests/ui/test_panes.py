@@ -138,8 +138,7 @@ async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(works
 async def test_select_pdf_button_opens_the_dialog_and_escape_closes_it(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("attachments")
-        await pilot.pause()
+        await show_pane(pilot, "attachments")
         await pilot.click("#select-pdf")
         await wait_until(pilot, lambda: isinstance(app.screen, FileOpen))
         await pilot.press("escape")
@@ -202,9 +201,7 @@ async def test_a_pane_chosen_in_the_first_frames_opens_with_the_focus_in_it(work
         assert app.focused is app.settings_pane, "the focus is in the pane shown"
         await pilot.pause(0.2)
         assert app.tabs.active == "settings", "nothing took the view away"
-        app.show_pane(pane_id_for_provider("Claude"))
-        await wait_until(pilot, lambda: app.model_pane("Claude").is_mounted)
-        await pilot.pause()
+        await show_pane(pilot, pane_id_for_provider("Claude"))
         assert "Earlier Claude text" in app.export_screenshot().replace("&#160;", " ")
 
 

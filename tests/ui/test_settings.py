@@ -64,8 +64,7 @@ async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, ma
 async def test_notifications_checkbox_and_budget_are_saved(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         checkbox = app.query_one("#notifications", Checkbox)
         checkbox.focus()
         await pilot.press("space")
@@ -99,8 +98,7 @@ async def test_a_provider_without_a_key_is_marked_with_its_variable(workspace, m
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         warning = str(app.query_one("#nokey-ChatGPT").content)
         assert "OPENAI_API_KEY" in warning
         assert not app.query("#nokey-Claude")
@@ -116,8 +114,7 @@ async def test_an_unusable_provider_file_costs_only_that_provider(home):
     workspace.attach_providers({}, {})
     app = EnsembleApp(workspace, notifier=RecordingNotifier())
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         assert "Claude.json" in str(app.query_one("#nokey-Claude").content)
         assert app.query("#model-ChatGPT")
         await show_pane(pilot, "claude")
@@ -129,8 +126,7 @@ async def test_a_refused_value_says_why_until_the_field_is_left_then_shows_the_v
 ):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         rounds = app.query_one("#debate-rounds", Input)
         temperature = app.query_one("#temperature", Input)
         rounds.focus()
@@ -155,8 +151,7 @@ async def test_a_field_saves_the_whole_value_typed_never_a_valid_prefix_of_it(wo
     """Issue 25 §2: `42` in Debate rounds saved `4`, and `2.5` in Temperature saved `2.0`."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
-        await pilot.pause()
+        await show_pane(pilot, "settings")
         rounds = app.query_one("#debate-rounds", Input)
         temperature = app.query_one("#temperature", Input)
         rounds.focus()

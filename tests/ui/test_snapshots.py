@@ -23,7 +23,7 @@ from ensemble_tui.ui.screens.links import LinkPicker
 from ensemble_tui.ui.screens.pdf_file_open import PdfPicker
 from ensemble_tui.ui.screens.quit_confirm import QuitConfirm
 from ensemble_tui.ui.screens.style_picker import StylePicker
-from tests.ui.conftest import wait_until
+from tests.ui.conftest import show_pane, wait_until
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
@@ -93,8 +93,7 @@ def show(pane_id: str):
         # The snapshot harness may call this before the app's on_mount has put the focus in the
         # question box, which would switch back to Chat: wait for start-up to finish first.
         await pilot.pause()
-        pilot.app.show_pane(pane_id)
-        await pilot.pause()
+        await show_pane(pilot, pane_id)
         assert pilot.app.tabs.active == pane_id
         await steady_cursor(pilot)
 
