@@ -42,7 +42,7 @@ from ensemble_tui.simulator import Fault, RecordedRequest, ScriptedReply, Simula
 from tests.providers.provider_support import FILE_PART, Message, received
 from tests.support import SleepRecorder
 
-SEP = "\n\n---\n\n"  # between the parts of one user message (core/turn/turn.py's user_message)
+SEP = "\n\n---\n\n"  # between the parts of one user message (core/turn/runner.py's user_message)
 ANSWER = "Answer the question."  # every proposer's system prompt (also a reviewer's and the chairman's)
 AGGREGATE = "Aggregate the proposals."
 PROMPTS = {

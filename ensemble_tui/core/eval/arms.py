@@ -40,7 +40,7 @@ from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import EngineEvent
 from ensemble_tui.core.turn.styles.table import STYLES
-from ensemble_tui.core.turn.turn import TurnContext, TurnRunner
+from ensemble_tui.core.turn.runner import TurnContext, TurnRunner
 
 DEFAULT_ARMS = ("chatgpt", "claude", "gemini", "all")
 SHARING = (Style.AGGREGATE, Style.COUNCIL, Style.VOTE)  # styles whose first proposals are the same

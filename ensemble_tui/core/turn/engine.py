@@ -58,7 +58,7 @@ from ensemble_tui.core.turn.failure_lines import failure_message, save_failure, 
 from ensemble_tui.core.turn.late_map import LateMap
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.turn.styles.table import STYLES
-from ensemble_tui.core.turn.turn import TurnContext, TurnRunner
+from ensemble_tui.core.turn.runner import TurnContext, TurnRunner
 from ensemble_tui.core.workspace import Workspace
 
 log = logging.getLogger(__name__)

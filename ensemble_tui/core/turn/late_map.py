@@ -22,7 +22,7 @@ from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.session_store import TranscriptError, TurnChange
 from ensemble_tui.core.turn.calls import ModelCaller
 from ensemble_tui.core.turn.events import ClaimsMapped, EngineEvent, Notice
-from ensemble_tui.core.turn.turn import ClaimMapper
+from ensemble_tui.core.turn.runner import ClaimMapper
 from ensemble_tui.core.workspace import Workspace
 
 log = logging.getLogger(__name__)

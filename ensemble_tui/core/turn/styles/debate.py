@@ -14,7 +14,7 @@ from ensemble_tui.core.turn.styles.council import parse_ranking, ranking_prompt,
 from ensemble_tui.core.turn.styles.debate_reply import DebateReply, parse_debate_reply
 from ensemble_tui.core.turn.styles.labels import Labelling, letters
 from ensemble_tui.core.turn.styles.reviews import collect_reviews
-from ensemble_tui.core.turn.turn import TurnRunner, user_message
+from ensemble_tui.core.turn.runner import TurnRunner, user_message
 
 RANKING_STATUS = "Ranking final answers…"
 

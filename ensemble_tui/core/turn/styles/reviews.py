@@ -10,7 +10,7 @@ from typing import Generic, TypeVar
 from ensemble_tui.core.chat.runlog import Artifact
 from ensemble_tui.core.turn.events import Notice, ReviewReceived
 from ensemble_tui.core.turn.styles.labels import Labelling, shuffled_labelling
-from ensemble_tui.core.turn.turn import TurnRunner, user_message
+from ensemble_tui.core.turn.runner import TurnRunner, user_message
 
 P = TypeVar("P")
 
