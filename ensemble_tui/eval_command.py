@@ -30,7 +30,7 @@ NO_CAP_USD = 1e9  # without --budget: no cap but the confirmation (the ledger ne
 
 def add_parser(commands: Any) -> None:
     """The `eval` subcommand, with `--home` and `--demo` as the other commands have them."""
-    from ensemble_tui.core.eval.arms import DEFAULT_ARMS
+    from ensemble_tui.eval.arms import DEFAULT_ARMS
 
     parser = commands.add_parser(
         "eval",
@@ -108,10 +108,10 @@ def run(workspace: Workspace, args: argparse.Namespace, *, demo: bool) -> int:
 
 
 def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
-    from ensemble_tui.core.eval.arms import parse_arms, provider_label
-    from ensemble_tui.core.eval.model import EvalPlan
-    from ensemble_tui.core.eval.runner import EvalRunner, estimate_usd
-    from ensemble_tui.core.eval.store import EvalStore
+    from ensemble_tui.eval.arms import parse_arms, provider_label
+    from ensemble_tui.eval.model import EvalPlan
+    from ensemble_tui.eval.runner import EvalRunner, estimate_usd
+    from ensemble_tui.eval.store import EvalStore
     from ensemble_tui.core.money import money
 
     questions = read_questions(workspace, args, demo)
@@ -163,7 +163,7 @@ def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
 
 def read_questions(workspace: Workspace, args: argparse.Namespace, demo: bool) -> list[Any]:
     from ensemble_tui.core.chat.session import ChatMessage
-    from ensemble_tui.core.eval.questions import from_file, from_history, make_question
+    from ensemble_tui.eval.questions import from_file, from_history, make_question
 
     if args.questions:
         return from_file(Path(args.questions).expanduser())
@@ -193,7 +193,7 @@ def ledger_key(plan: Any) -> str:
 
 def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) -> Any:
     from ensemble_tui.core.chat.modes import Mode
-    from ensemble_tui.core.eval.arms import ArmKit
+    from ensemble_tui.eval.arms import ArmKit
     from ensemble_tui.core.store.budget_ledger import SqliteLedger
 
     return ArmKit(
@@ -212,7 +212,7 @@ def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) ->
 def judge_function(workspace: Workspace) -> Any:
     """core/eval/judging.py's `judge_question` with the home's judge prompts, and the configured
     model ids among the names taken out of the answers the judges read."""
-    from ensemble_tui.core.eval.judging import judge_question
+    from ensemble_tui.eval.judging import judge_question
 
     models = [workspace.settings.model_for(label, workspace.configs) for label in workspace.configs]
     return partial(judge_question, prompts=workspace.prompts, names=[model for model in models if model])
@@ -255,6 +255,6 @@ def write_report(plan: Any, result: Any, args: argparse.Namespace) -> None:
 
 
 def render(plan: Any, result: Any, fmt: str) -> str:
-    from ensemble_tui.core.eval.report import render as render_report
+    from ensemble_tui.eval.report import render as render_report
 
     return render_report(plan, result.answer_list(), result.verdicts, fmt)

@@ -26,7 +26,7 @@ from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import answered_turns
 from ensemble_tui.core.config import ProviderConfig
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.eval.model import ArmAnswer, EvalQuestion
+from ensemble_tui.eval.model import ArmAnswer, EvalQuestion
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
 from ensemble_tui.core.paper.quotes import QuoteReport

@@ -1,6 +1,6 @@
 """What an eval is made of: questions, the arms' answers to them, and the judges' verdicts.
 
-The runner (core/eval/runner.py) produces `ArmAnswer`s and `Verdict`s and keeps them in
+The runner (eval/runner.py) produces `ArmAnswer`s and `Verdict`s and keeps them in
 History.sqlite3 so a killed eval resumes; the statistics and the report read only these records.
 Model names live here for the report; nothing in these records is ever sent to a judge as is
 (judging.py shows the two answers as "Answer 1" and "Answer 2").

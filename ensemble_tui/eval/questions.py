@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.core.eval.model import EvalQuestion
+from ensemble_tui.eval.model import EvalQuestion
 from ensemble_tui.core.store.session_store import SessionStore
 
 

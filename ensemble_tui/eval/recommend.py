@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ensemble_tui.core.eval.stats import ArmRow, EvalSummary
+from ensemble_tui.eval.stats import ArmRow, EvalSummary
 
 
 @dataclass(frozen=True)

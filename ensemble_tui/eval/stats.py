@@ -17,8 +17,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ensemble_tui.core.eval.judging import baseline_arms, eligible_judges
-from ensemble_tui.core.eval.model import ArmAnswer, EvalPlan, PairOutcome, Verdict
+from ensemble_tui.eval.judging import baseline_arms, eligible_judges
+from ensemble_tui.eval.model import ArmAnswer, EvalPlan, PairOutcome, Verdict
 
 Z95 = 1.959963984540054  # the standard normal's 97.5th percentile
 SCORES = {"win": 1.0, "tie": 0.5, "loss": 0.0}

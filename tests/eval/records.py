@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ensemble_tui.core.eval.model import ArmAnswer, EvalPlan, EvalQuestion, Verdict
+from ensemble_tui.eval.model import ArmAnswer, EvalPlan, EvalQuestion, Verdict
 
 WRITERS = {"chatgpt": "ChatGPT", "claude": "Claude", "gemini": "Gemini"}
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
-from ensemble_tui.core.eval.questions import from_sessions
+from ensemble_tui.eval.questions import from_sessions
 from ensemble_tui.simulator.eval_demo import LATENCY_VARIABLE
 from tests.eval.helpers import questions_file, run_eval, stored
 from tests.support import process_environment, run_command

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from ensemble_tui.core.eval.model import ArmAnswer, Verdict
-from ensemble_tui.core.eval.recommend import recommend
-from ensemble_tui.core.eval.report import render
-from ensemble_tui.core.eval.stats import summarize
+from ensemble_tui.eval.model import ArmAnswer, Verdict
+from ensemble_tui.eval.recommend import recommend
+from ensemble_tui.eval.report import render
+from ensemble_tui.eval.stats import summarize
 from tests.eval.records import answer, both_orders, plan
 
 ARMS = ("chatgpt", "claude", "council")

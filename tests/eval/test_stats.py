@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ensemble_tui.core.eval.model import Verdict
-from ensemble_tui.core.eval.stats import pair_outcomes, question_results, questions_to_tell, summarize, wilson
+from ensemble_tui.eval.model import Verdict
+from ensemble_tui.eval.stats import pair_outcomes, question_results, questions_to_tell, summarize, wilson
 from tests.eval.records import answer, both_orders, plan
 
 
