@@ -26,7 +26,6 @@ from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import answered_turns
 from ensemble_tui.core.config import ProviderConfig
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.eval.model import ArmAnswer, EvalQuestion
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
 from ensemble_tui.core.paper.quotes import QuoteReport
@@ -39,8 +38,9 @@ from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller
 from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import EngineEvent
-from ensemble_tui.core.turn.styles.table import STYLES
 from ensemble_tui.core.turn.runner import TurnContext, TurnRunner
+from ensemble_tui.core.turn.styles.table import STYLES
+from ensemble_tui.eval.model import ArmAnswer, EvalQuestion
 
 DEFAULT_ARMS = ("chatgpt", "claude", "gemini", "all")
 SHARING = (Style.AGGREGATE, Style.COUNCIL, Style.VOTE)  # styles whose first proposals are the same

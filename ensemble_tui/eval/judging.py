@@ -16,12 +16,12 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ensemble_tui.core.claims.anonymous import name_pattern, redact
-from ensemble_tui.eval.model import ArmAnswer, EvalQuestion, Verdict, Winner
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.store.home import defaults_root
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.styles.packet import neutralize_headings
+from ensemble_tui.eval.model import ArmAnswer, EvalQuestion, Verdict, Winner
 
 log = logging.getLogger(__name__)
 

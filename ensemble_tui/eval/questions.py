@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
 from ensemble_tui.core.errors import EnsembleError
-from ensemble_tui.eval.model import EvalQuestion
 from ensemble_tui.core.store.session_store import SessionStore
+from ensemble_tui.eval.model import EvalQuestion
 
 
 class QuestionEntry(BaseModel):

@@ -14,11 +14,11 @@ from dataclasses import asdict
 from html import escape
 from typing import Literal
 
+from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.eval.chart import Point, cost_chart
 from ensemble_tui.eval.model import ArmAnswer, EvalPlan, Verdict
 from ensemble_tui.eval.recommend import Recommendation, arm_name, cost_ratio, percent, recommend
 from ensemble_tui.eval.stats import ArmRow, EvalSummary, summarize
-from ensemble_tui.core.text.sanitize import strip_control
 
 Format = Literal["md", "json", "html"]
 FORMATS: tuple[Format, ...] = ("md", "json", "html")

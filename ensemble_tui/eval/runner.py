@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ensemble_tui.core.errors import PromptFileError
-from ensemble_tui.eval.arms import SHARING, Arm, ArmKit, Proposals, run_arm
-from ensemble_tui.eval.model import ArmAnswer, EvalPlan, EvalQuestion, Verdict
-from ensemble_tui.eval.store import EvalStore
 from ensemble_tui.core.money import cents
 from ensemble_tui.core.provider import Turn, Usage
 from ensemble_tui.core.turn.costs import BudgetExceeded, estimate_call_cost, fixed_cost, usage_cost
+from ensemble_tui.eval.arms import SHARING, Arm, ArmKit, Proposals, run_arm
+from ensemble_tui.eval.model import ArmAnswer, EvalPlan, EvalQuestion, Verdict
+from ensemble_tui.eval.store import EvalStore
 
 JudgeCall = Callable[[str, str, str], Awaitable[tuple[str, float]]]
 JudgeQuestion = Callable[

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ensemble_tui.eval.arms import Proposals
-from ensemble_tui.eval.model import ArmAnswer, Verdict
 from ensemble_tui.core.store.archive import RunArchive
 from ensemble_tui.core.store.budget_ledger import outstanding
+from ensemble_tui.eval.arms import Proposals
+from ensemble_tui.eval.model import ArmAnswer, Verdict
 
 EVAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS eval_answers (

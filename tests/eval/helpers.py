@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from ensemble_tui.core.store.archive import RunArchive
 from ensemble_tui.eval.model import ArmAnswer
 from ensemble_tui.eval.store import EvalStore
-from ensemble_tui.core.store.archive import RunArchive
 from tests.support import run_command
 
 

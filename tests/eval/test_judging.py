@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Turn
 from ensemble_tui.eval.judging import VerdictParseError, baseline_arms, judge_question, parse_verdict
 from ensemble_tui.eval.model import EvalQuestion
 from ensemble_tui.eval.stats import pair_outcomes
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Turn
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.simulator import ScriptedReply, Simulator

@@ -36,8 +36,8 @@ from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.turn.calls import ModelCaller
 from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 from ensemble_tui.core.turn.events import StatusChanged
-from ensemble_tui.core.turn.styles.table import STYLES
 from ensemble_tui.core.turn.runner import TurnRunner, user_message
+from ensemble_tui.core.turn.styles.table import STYLES
 
 AUTO_KIND = "auto"  # the run record's artifact that says what auto decided and why
 SECOND_SAMPLE = "{} #2"  # how a model's second sample is named to the user (never to a model)

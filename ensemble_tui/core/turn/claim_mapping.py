@@ -30,8 +30,8 @@ from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import Notice
-from ensemble_tui.core.turn.styles.labels import shuffled_labelling
 from ensemble_tui.core.turn.runner import TurnRunner, user_message
+from ensemble_tui.core.turn.styles.labels import shuffled_labelling
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ import time
 from ensemble_tui.core.chat.runlog import Artifact
 from ensemble_tui.core.provider import Reply, Turn
 from ensemble_tui.core.turn.events import StatusChanged
+from ensemble_tui.core.turn.runner import AllProposersFailed, TurnRunner, user_message
 from ensemble_tui.core.turn.styles.packet import ProposalPacket, build_packet
 from ensemble_tui.core.turn.styles.verdict import parse_verdict
-from ensemble_tui.core.turn.runner import AllProposersFailed, TurnRunner, user_message
 
 MAX_AGGREGATOR_PASSES = 5
 

@@ -10,10 +10,10 @@ from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import Artifact
 from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.turn.events import StatusChanged
+from ensemble_tui.core.turn.runner import TurnRunner, user_message
 from ensemble_tui.core.turn.styles.labels import Labelling, shuffled_labelling
 from ensemble_tui.core.turn.styles.ranking import AveragePosition, average_positions, parse_final_ranking
 from ensemble_tui.core.turn.styles.reviews import collect_reviews, labellings_for
-from ensemble_tui.core.turn.runner import TurnRunner, user_message
 
 RANKING_STATUS = "Ranking answers…"
 CHAIR_STATUS = "Chairman writing the final reply…"

@@ -9,12 +9,12 @@ from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.provenance import VoteRow, points
 from ensemble_tui.core.chat.runlog import Artifact
 from ensemble_tui.core.provider import Reply
+from ensemble_tui.core.turn.runner import TurnRunner, user_message
 from ensemble_tui.core.turn.styles.borda import Ballot, Standing, borda_count, medals
 from ensemble_tui.core.turn.styles.council import parse_ranking, ranking_prompt, ranking_repair
 from ensemble_tui.core.turn.styles.debate_reply import DebateReply, parse_debate_reply
 from ensemble_tui.core.turn.styles.labels import Labelling, letters
 from ensemble_tui.core.turn.styles.reviews import collect_reviews
-from ensemble_tui.core.turn.runner import TurnRunner, user_message
 
 RANKING_STATUS = "Ranking final answers…"
 

@@ -9,8 +9,8 @@ from typing import Generic, TypeVar
 
 from ensemble_tui.core.chat.runlog import Artifact
 from ensemble_tui.core.turn.events import Notice, ReviewReceived
-from ensemble_tui.core.turn.styles.labels import Labelling, shuffled_labelling
 from ensemble_tui.core.turn.runner import TurnRunner, user_message
+from ensemble_tui.core.turn.styles.labels import Labelling, shuffled_labelling
 
 P = TypeVar("P")
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.provider import Reply
+from ensemble_tui.core.turn.runner import TurnRunner
 from ensemble_tui.core.turn.styles.aggregate import run_aggregator_loop
 from ensemble_tui.core.turn.styles.council import run_council
 from ensemble_tui.core.turn.styles.debate import run_debate
 from ensemble_tui.core.turn.styles.vote import run_vote
-from ensemble_tui.core.turn.runner import TurnRunner
 
 StyleFlow = Callable[[TurnRunner, str], Awaitable[Reply]]
 

@@ -7,11 +7,11 @@ from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import Artifact
 from ensemble_tui.core.provider import Reply
+from ensemble_tui.core.turn.runner import TurnRunner
 from ensemble_tui.core.turn.styles.borda import Ballot, Standing, borda_count
 from ensemble_tui.core.turn.styles.critique import CRITIQUE_SCHEMA_HINT, CritiqueReview, parse_critique
 from ensemble_tui.core.turn.styles.labels import Labelling
 from ensemble_tui.core.turn.styles.reviews import collect_reviews, labellings_for
-from ensemble_tui.core.turn.runner import TurnRunner
 
 CRITIQUE_STATUS = "Critiquing answers…"
 
