@@ -108,11 +108,11 @@ def run(workspace: Workspace, args: argparse.Namespace, *, demo: bool) -> int:
 
 
 def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
+    from ensemble_tui.core.money import money
     from ensemble_tui.eval.arms import parse_arms, provider_label
     from ensemble_tui.eval.model import EvalPlan
     from ensemble_tui.eval.runner import EvalRunner, estimate_usd
     from ensemble_tui.eval.store import EvalStore
-    from ensemble_tui.core.money import money
 
     questions = read_questions(workspace, args, demo)
     configured = tuple(workspace.configs)
@@ -193,8 +193,8 @@ def ledger_key(plan: Any) -> str:
 
 def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) -> Any:
     from ensemble_tui.core.chat.modes import Mode
-    from ensemble_tui.eval.arms import ArmKit
     from ensemble_tui.core.store.budget_ledger import SqliteLedger
+    from ensemble_tui.eval.arms import ArmKit
 
     return ArmKit(
         providers=workspace.providers,

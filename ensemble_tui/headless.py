@@ -19,6 +19,7 @@ from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.money import cost_phrase, money
 from ensemble_tui.core.records.restyle import RestylePlan, plan_restyle, saved_line
 from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.core.turn.assembly import claim_mapper
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
     ClaimsMapped,
@@ -223,8 +224,7 @@ def called_by(workspace: Workspace, mode: RunMode) -> dict[str, object]:
     sent the paper where the user had not asked. A provider left out is simply imported by its call."""
     labels = set(workspace.participants(mode))
     if mode.is_multi:
-        settings = workspace.settings
-        labels |= {settings.aggregator, settings.claim_mapper or settings.aggregator}
+        labels |= {workspace.settings.aggregator, claim_mapper(workspace.settings)}
     return {label: provider for label, provider in workspace.providers.items() if label in labels}
 
 

@@ -1,6 +1,7 @@
 """The eval's arms: what each is, and one arm's answer to one question.
 
-An arm runs on a scratch turn: a `TurnRunner` of its own with a caller of its own, and no
+An arm runs on a scratch turn, assembled as a chat's turn of the same mode and style is
+(core/turn/assembly.py), so it sends the same requests; it has a caller of its own and no
 session at all. Nothing it does reaches a chat, a transcript or the engine's commit; only its
 calls' money enters the budget ledger, under the eval's key.
 
@@ -33,13 +34,16 @@ from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider, ProviderError, Reply
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.store.budget_ledger import BudgetLedger, Reservation, Sizing
-from ensemble_tui.core.turn.auto import auto_outcome, run_auto
-from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller
-from ensemble_tui.core.turn.claim_mapping import ClaimMapping
+from ensemble_tui.core.turn.assembly import (
+    CallPolicy,
+    ModelCaller,
+    TurnParts,
+    TurnRunner,
+    assemble,
+    auto_outcome,
+    run_turn,
+)
 from ensemble_tui.core.turn.costs import BudgetExceeded
-from ensemble_tui.core.turn.events import EngineEvent
-from ensemble_tui.core.turn.runner import TurnContext, TurnRunner
-from ensemble_tui.core.turn.styles.table import STYLES
 from ensemble_tui.eval.model import ArmAnswer, EvalQuestion
 
 DEFAULT_ARMS = ("chatgpt", "claude", "gemini", "all")
@@ -144,9 +148,9 @@ class ArmKit:
     simulated: bool = False
     rng: random.Random = field(default_factory=random.Random)
 
-    def caller(self, pdf: Path | None, aliases: Mapping[str, str] | None = None) -> ModelCaller:
-        """A caller that knows `aliases` (sample name -> provider) as their provider, and
-        reserves every call against the eval's cap, never a chat's."""
+    def parts(self, aliases: Mapping[str, str] | None = None, prompts: PromptLibrary | None = None) -> TurnParts:
+        """What a scratch turn is assembled from: `aliases` (sample name -> provider) are known as
+        their provider, and every call is reserved against the eval's cap, never a chat's."""
         aliases = dict(aliases or {})
         providers = {**self.providers, **{a: self.providers[p] for a, p in aliases.items()}}
         configs = {**self.configs, **{a: self.configs[p] for a, p in aliases.items()}}
@@ -155,16 +159,21 @@ class ArmKit:
             **{a: self.settings.model_for(p, dict(self.configs)) for a, p in aliases.items()},
         }
         settings = self.settings.model_copy(update={"budget_usd": self.budget_usd, "models": models})
-        return ModelCaller(
+        return TurnParts(
             providers=providers,
             configs=configs,
             settings=settings,
+            prompts=prompts or self.prompts,
+            cache=self.cache,
             policy=self.policy,
-            emit=_ignore,
-            pdf=pdf,
             ledger=SharedLedger(self.ledger()),
+            rng=self.rng,
             simulated=self.simulated,
         )
+
+    def caller(self, pdf: Path | None) -> ModelCaller:
+        """A caller outside any turn (a judge's, an estimate's), reserved against the eval's cap."""
+        return self.parts().caller(pdf)
 
 
 @dataclass
@@ -192,10 +201,6 @@ class SharedLedger:
         self.inner.settle(reservation, billed)
 
 
-def _ignore(event: EngineEvent) -> None:
-    """Scratch turns show nothing: the eval's progress bar says how far it is."""
-
-
 async def run_arm(
     kit: ArmKit, arm: Arm, question: EvalQuestion, shared: Proposals | None = None
 ) -> tuple[ArmAnswer, Proposals | None]:
@@ -205,36 +210,12 @@ async def run_arm(
     caller: ModelCaller | None = None
     try:
         pdf = check_pdf(question.pdf) if question.pdf else None
-        if arm.kind == "auto":
-            caller = kit.caller(pdf)
-            proposers = tuple(p for p in kit.participants if p in kit.providers)
-            runner = _runner(kit, arm, question, caller, Mode.AUTO, proposers, kit.settings.aggregator)
-            runner.claim_mapping = _auto_mapping(kit, pdf)
-            reply = await run_auto(runner, question.text)
-            if runner.claim_mapping is not None:  # an escalated turn's map, drawn and paid as in a chat
-                await runner.claim_mapping.late()  # (abandoned, its call would count at its worst case)
-            writer = _auto_writer(runner, kit.settings.aggregator)
-        elif arm.kind == "single":
-            caller = kit.caller(pdf)
-            runner = _runner(kit, arm, question, caller, SingleModel(arm.provider), (arm.provider,), "")
-            reply = await runner.run_single()
-            writer = arm.provider
-        elif arm.kind == "self":
-            names = _sample_names(arm.provider, arm.samples)
-            caller = kit.caller(pdf, {name: arm.provider for name in names[1:]})
-            runner = _runner(
-                kit, arm, question, caller, Mode.ALL, names, arm.provider, SampledPrompts(kit.prompts.folder)
-            )
-            reply = await STYLES[Style.AGGREGATE].run(runner, question.text)
-            writer = arm.provider
-        else:
-            assert arm.style is not None
-            caller = kit.caller(pdf)
-            proposers = tuple(p for p in kit.participants if p in kit.providers)
-            reuse = shared.texts if shared is not None and arm.style in SHARING else {}
-            runner = _runner(kit, arm, question, caller, Mode.ALL, proposers, kit.settings.aggregator, reused=reuse)
-            reply = await STYLES[arm.style].run(runner, question.text)
-            writer = _style_writer(runner, kit.settings.aggregator)
+        runner = _runner(kit, arm, question, pdf, shared)
+        caller = runner.context.caller
+        reply = await run_turn(runner)
+        if runner.claim_mapping is not None:  # an escalated auto turn's map, drawn and paid as in a chat
+            await runner.claim_mapping.late()  # (abandoned, its call would count at its worst case)
+        writer = _writer(runner, arm)
     except BudgetExceeded:
         raise
     except (EnsembleError, ProviderError, OSError) as exc:
@@ -273,15 +254,6 @@ async def run_arm(
     return answer, offered
 
 
-def _auto_mapping(kit: ArmKit, pdf: Path | None) -> ClaimMapping | None:
-    """The map auto tells agreement by, drawn as in a chat (the Claim mapper, else the aggregator);
-    None with the map off, and auto then runs the All turn at once, as in the app."""
-    mapper = kit.settings.claim_mapper or kit.settings.aggregator
-    if not kit.settings.claim_map or mapper not in kit.providers:
-        return None
-    return ClaimMapping(mapper, pdf, kit.cache)
-
-
 def _auto_writer(runner: TurnRunner, aggregator: str) -> str:
     """Whose words an auto answer is: the chosen answer's model when the pair agreed, else the
     escalated turn's aggregator (or the winner of a vote or debate)."""
@@ -303,34 +275,50 @@ def _sample_names(provider: str, samples: int) -> tuple[str, ...]:
     return (provider, *(f"{provider}{SAMPLE_MARK}{n}" for n in range(2, samples + 1)))
 
 
-def _runner(
-    kit: ArmKit,
-    arm: Arm,
-    question: EvalQuestion,
-    caller: ModelCaller,
-    mode: RunMode,
-    proposers: tuple[str, ...],
-    aggregator: str,
-    prompts: PromptLibrary | None = None,
-    reused: Mapping[str, str] | None = None,
-) -> TurnRunner:
+def _runner(kit: ArmKit, arm: Arm, question: EvalQuestion, pdf: Path | None, shared: Proposals | None) -> TurnRunner:
+    """The arm's scratch turn, assembled as a chat's turn of the same mode and style is
+    (core/turn/assembly.py); only auto draws a claim map, the one it tells agreement by."""
     style = arm.style or Style.AGGREGATE
-    context = TurnContext(
-        mode=mode,
-        style=style,
-        query=question.text,
-        history=answered_turns(question.history),
-        prompts=prompts or kit.prompts,
-        proposers=proposers,
-        aggregator=aggregator or kit.settings.aggregator,
-        debate_rounds=kit.settings.debate_rounds,
-        caller=caller,
-        rng=kit.rng,
-    )
+    mode: RunMode
+    aliases: dict[str, str] = {}
+    prompts: PromptLibrary | None = None
+    aggregator: str | None = None
+    reused: Mapping[str, str] = {}
+    if arm.kind == "single":
+        mode, participants = SingleModel(arm.provider), (arm.provider,)
+    elif arm.kind == "self":
+        mode, participants, aggregator = Mode.ALL, _sample_names(arm.provider, arm.samples), arm.provider
+        aliases = {name: arm.provider for name in participants[1:]}
+        prompts = SampledPrompts(kit.prompts.folder)
+    else:
+        mode, participants = (Mode.AUTO if arm.kind == "auto" else Mode.ALL), kit.participants
+        if shared is not None and arm.style in SHARING:
+            reused = shared.texts
     record = TurnRecord(
         session="eval", mode=mode.value, style=style.value, query=question.text, simulated=kit.simulated
     )
-    return TurnRunner(context, _ignore, record, reused=dict(reused or {}))
+    return assemble(
+        kit.parts(aliases, prompts),
+        mode,
+        style,
+        question.text,
+        record,
+        participants=participants,
+        pdf=pdf,
+        history=answered_turns(question.history),
+        aggregator=aggregator,
+        reused=reused,
+        map_claims=arm.kind == "auto",
+    )
+
+
+def _writer(runner: TurnRunner, arm: Arm) -> str:
+    """Whose words the arm's answer is (the judges never judge their own model's)."""
+    if arm.kind == "auto":
+        return _auto_writer(runner, runner.context.aggregator)
+    if arm.kind == "style":
+        return _style_writer(runner, runner.context.aggregator)
+    return arm.provider
 
 
 def _contributors(caller: ModelCaller, first: Mapping[str, str], arm: Arm) -> tuple[str, ...]:

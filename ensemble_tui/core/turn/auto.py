@@ -14,8 +14,9 @@
    reaches no model: the styles ask every proposal's author to revise or review, and a second
    sample has no author of its own to ask.
 
-`run_auto(runner, query)` is the whole flow, callable like a style; `Engine.run(Mode.AUTO, ...)`
-dispatches to it. Its outcome is kept as an `auto` artifact in the run record (`auto_outcome`).
+`run_auto(runner, query)` is the whole flow, callable like a style; the assembly's `run_turn`
+(core/turn/assembly.py) dispatches an auto turn to it, for the engine and the eval alike. Its
+outcome is kept as an `auto` artifact in the run record (`auto_outcome`).
 """
 
 from __future__ import annotations

@@ -37,9 +37,9 @@ from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
 from ensemble_tui.core.store.session_store import TranscriptError, TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.core.turn.auto import auto_provenance, run_auto
+from ensemble_tui.core.turn.assembly import TurnParts, assemble, run_turn
+from ensemble_tui.core.turn.auto import auto_provenance
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
-from ensemble_tui.core.turn.claim_mapping import LEFT_OUT, ClaimMapping
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import (
     ChatReloaded,
@@ -57,8 +57,8 @@ from ensemble_tui.core.turn.events import (
 from ensemble_tui.core.turn.failure_lines import failure_message, save_failure, transcript_failure
 from ensemble_tui.core.turn.late_map import LateMap
 from ensemble_tui.core.turn.retry import RetryPolicy
+from ensemble_tui.core.turn.runner import TurnRunner
 from ensemble_tui.core.turn.styles.table import STYLES
-from ensemble_tui.core.turn.runner import TurnContext, TurnRunner
 from ensemble_tui.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -190,17 +190,12 @@ class Engine:
             )
         )
         try:
-            context, left_out = self._context(mode, style, given, emit)
-            caller = context.caller
+            runner = self._runner(mode, style, given, record, reuse, emit)
+            caller = runner.context.caller
             warming = quote_checks.warm(caller.pdf, workspace.paths.cache)  # the paper's text, read meanwhile
-            runner = TurnRunner(context, emit, record, failures=left_out, reused=reuse)
-            record.calls_saved = sum(name in reuse for name in context.proposers) if mode.is_multi else 0
+            record.calls_saved = sum(name in reuse for name in runner.context.proposers) if mode.is_multi else 0
             record.reused_from = reused_from if record.calls_saved else 0
-            runner.claim_mapping = self._claim_mapping(mode, context, emit)
-            if mode is Mode.AUTO:
-                reply = await run_auto(runner, given.query)
-            else:
-                reply = await (STYLES[style].run(runner, given.query) if mode.is_multi else runner.run_single())
+            reply = await run_turn(runner)
             checks = await self._check_quotes(reply.text, runner, warming, record, emit)
             map_pending, claims = await self._map_in_hand(runner)
         except asyncio.CancelledError:
@@ -239,20 +234,6 @@ class Engine:
         emit(ReplyCommitted(message, mode, claims, tuple(runner.resubmissions), map_pending=map_pending))
         if map_pending and caller is not None:
             await self._settle_map(LateMap(workspace, record, caller, caller.spent, row), runner, message, emit)
-
-    def _claim_mapping(
-        self, mode: RunMode, context: TurnContext, emit: Callable[[EngineEvent], None]
-    ) -> ClaimMapping | None:
-        """The claim map of a multi-model turn, drawn by the "Claim mapper" (default: the
-        aggregator); None for a single model, with the map off, or a mapper without a key."""
-        settings = self.workspace.settings
-        if not mode.is_multi or not settings.claim_map:
-            return None
-        mapper = settings.claim_mapper or context.aggregator
-        if mapper not in self.workspace.providers:
-            emit(Notice(f"{LEFT_OUT} the claim mapper {mapper} is not available."))
-            return None
-        return ClaimMapping(mapper, context.caller.pdf, self.workspace.paths.cache)
 
     async def _map_in_hand(self, runner: TurnRunner) -> tuple[bool, ClaimMap | None]:
         """(whether the map is still out, the map if it is drawn) as the reply is ready; never waits."""
@@ -325,11 +306,17 @@ class Engine:
             provenance = auto_provenance(runner.record, provenance)
         return provenance.model_copy(update={"line": f"{provenance.line} · restyled"}) if restyled else provenance
 
-    def _context(
-        self, mode: RunMode, style: Style, given: TurnInput, emit: Callable[[EngineEvent], None]
-    ) -> tuple[TurnContext, dict[str, str]]:
+    def _runner(
+        self,
+        mode: RunMode,
+        style: Style,
+        given: TurnInput,
+        record: TurnRecord,
+        reuse: Mapping[str, str],
+        emit: Callable[[EngineEvent], None],
+    ) -> TurnRunner:
         """Check the prompts, providers and PDF this turn needs (raises with one line if one is
-        missing) and fix what the turn will work with; also returns the proposers left out."""
+        missing), then assemble the turn (core/turn/assembly.py) with the proposers left out."""
         workspace = self.workspace
         participants = workspace.participants(mode)
         multi = mode.is_multi
@@ -344,36 +331,32 @@ class Engine:
         self._prompt_warnings_shown = len(workspace.prompts.warnings)
         left_out = self._check_providers(mode, participants, emit)
         pdf: Path | None = check_pdf(workspace.session.pdf_path) if workspace.session.pdf_path else None
-        caller = ModelCaller(
-            providers=dict(workspace.providers),
+        parts = TurnParts(
+            providers=workspace.providers,
             configs=workspace.configs,
             settings=workspace.settings,
+            prompts=workspace.prompts,
+            cache=workspace.paths.cache,
             policy=CallPolicy(self.retry, self.rng, self.sleep, self.timeout_s),
+            ledger=SqliteLedger(workspace.archive, workspace.session.id, uuid.uuid4().hex),
+            rng=self.rng,
             emit=emit,
-            pdf=pdf,
             spent_before=workspace.session.cost_usd,
             warned_models=self._warned_models,
-            ledger=SqliteLedger(workspace.archive, workspace.session.id, uuid.uuid4().hex),
             simulated=workspace.demo,
         )
-        notes = (
-            {name: getattr(provider, "pdf_note", None) or "" for name, provider in workspace.providers.items()}
-            if pdf
-            else {}
-        )
-        return TurnContext(
-            mode=mode,
-            style=style,
-            query=given.query,
+        return assemble(
+            parts,
+            mode,
+            style,
+            given.query,
+            record,
+            participants=participants,
+            pdf=pdf,
             history=given.context(workspace.session.history),
-            prompts=workspace.prompts,
-            proposers=tuple(name for name in participants if name in workspace.providers),
-            aggregator=workspace.settings.aggregator,
-            debate_rounds=workspace.settings.debate_rounds,
-            caller=caller,
-            rng=self.rng,
-            pdf_notes=notes,
-        ), left_out
+            reused=reuse,
+            failures=left_out,
+        )
 
     def _check_providers(
         self, mode: RunMode, participants: tuple[str, ...], emit: Callable[[EngineEvent], None]
