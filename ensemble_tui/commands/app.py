@@ -1,35 +1,37 @@
-"""`ensemble-tui` without a subcommand: set up logging and providers, then run the app."""
+"""`ensemble-tui` without a subcommand: the app, in the terminal, until the user quits.
+
+Its set-up is the shared context's (commands/context.py): the log file, the demo's simulator
+on standby (its server started by the app after its first frame), the providers with their
+uploads deferred to that frame too, and no automatic garbage collection while it starts.
+"""
 
 from __future__ import annotations
 
-import sys
+import argparse
 
-from ensemble_tui.bootstrap import attach_providers, build_app, demo_on_standby
-from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.logs import LOG_FILE, configure_logging
-from ensemble_tui.ui.notify import SystemNotifier
+from ensemble_tui import bootstrap
+from ensemble_tui.commands.context import CommandContext, Needs, add_common
 
-__all__ = ["LOG_FILE", "configure_logging", "launch"]  # the log's setup lives in ensemble_tui/logs.py
+# The app shows the home's warnings itself; its PDF's uploads (their imports slowed the first
+# frame) and its simulator's server wait for its first frame.
+NEEDS = Needs(simulator="standby", warnings=False, upload_now=False, owns_process=True)
 
 
-def launch(workspace: Workspace, *, pdf: str | None = None, demo: bool = False) -> int:
-    configure_logging(workspace.paths.logs)
-    try:
-        with demo_on_standby(demo, workspace.paths.root) as standby:
-            attach_providers(workspace, standby.env if standby else None, pdf, prepare=False)
-            app = build_app(
-                workspace,
-                pdf=pdf,
-                demo=demo,
-                notifier=SystemNotifier(),
-                after_start_up=standby.start if standby else None,
-            )
-            app.run()
-    except ModuleNotFoundError as exc:
-        # The providers and the simulator are built in parallel with this app; say so plainly
-        # instead of failing with a traceback while they are missing from an install.
-        if not (exc.name or "").startswith("ensemble_tui."):
-            raise
-        print(f"ensemble-tui: this install lacks {exc.name} - reinstall ensemble-tui.", file=sys.stderr)
-        return 2
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    """The default command's options go on the program's own parser: `ensemble-tui --demo`."""
+    add_common(parser)
+
+
+def run(args: argparse.Namespace, context: CommandContext) -> int:
+    from ensemble_tui.ui.notify import SystemNotifier
+
+    standby = context.standby
+    app = bootstrap.build_app(
+        context.workspace,
+        pdf=context.pdf,
+        demo=context.demo,
+        notifier=SystemNotifier(),
+        after_start_up=standby.start if standby else None,
+    )
+    app.run()
     return app.return_code or 0
