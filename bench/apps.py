@@ -18,8 +18,8 @@ from ensemble_tui.bootstrap import attach_providers, build_app
 from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.core.provider import CallRequest, Provider, Reply
 from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.logs import configure_logging
 from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.launch import configure_logging
 from ensemble_tui.ui.notify import RecordingNotifier
 
 SIZE = (120, 40)
@@ -60,7 +60,7 @@ def timed_providers(workspace: Workspace) -> CallTimes:
 
 
 def open_ensemble_app(home: Path, env: dict[str, str]) -> tuple[EnsembleApp, Workspace, CallTimes]:
-    """What `ensemble-tui --home HOME --demo` does before `app.run()` (ui/launch.py), with the
+    """What `ensemble-tui --home HOME --demo` does before `app.run()` (commands/app.py), with the
     benchmark's simulator instead of the demo one and a recording notifier (no desktop)."""
     workspace = Workspace.open(home)
     configure_logging(workspace.paths.logs)

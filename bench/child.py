@@ -44,7 +44,7 @@ def open_chat(args: dict[str, Any]) -> dict[str, Any]:
     """
     if args["app"] == "naive":
         return _open_chat(args)
-    with collector_hold(None):
+    with collector_hold(True):
         return _open_chat(args)
 
 
@@ -260,37 +260,40 @@ async def _first_turn(app: Any, times: Any, args: dict[str, Any]) -> dict[str, A
 
 
 def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
-    """Row 8.b: `ensemble-tui ask --mode all` as the command runs it (`headless.ask`), in a
-    fresh process, against the benchmark's simulator, its adapters timed: from the first model
-    call to the last answer, and the waves of calls. `warm: false` runs it without the warm-up."""
+    """Row 8.b: `ensemble-tui ask --mode all` as the command runs it (commands/ask.py, in its
+    shared context), in a fresh process, against the benchmark's simulator, its adapters timed:
+    from the first model call to the last answer, and the waves of calls. `warm: false` runs it
+    without the warm-up. The wall time counts the home's opening, as the command's does."""
     import contextlib
     import io
 
     from bench.apps import timed_providers
-    from ensemble_tui import bootstrap, headless
-    from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui import bootstrap
+    from ensemble_tui.cli import build_parser
+    from ensemble_tui.commands import ask
+    from ensemble_tui.commands.context import command_context
 
     if not args["warm"]:
 
         async def no_warm_up(workspace: Any, turn: Any) -> Any:
             return await turn
 
-        headless.beside_warm_up = no_warm_up  # type: ignore[assignment]
+        ask.beside_warm_up = no_warm_up  # type: ignore[assignment]
     timed: dict[str, Any] = {}
+    attach_providers = bootstrap.attach_providers
 
-    def attach(workspace: Any, env: Any, pdf: Any = None) -> None:
-        bootstrap.attach_providers(workspace, args["env"], pdf)
+    def attach(workspace: Any, env: Any, pdf: Any = None, *, prepare: bool = True) -> None:
+        attach_providers(workspace, args["env"], pdf, prepare=prepare)
         timed["times"] = timed_providers(workspace)
 
-    headless.attach_providers = attach  # type: ignore[assignment]
+    bootstrap.attach_providers = attach  # type: ignore[assignment]
     sent = requests_sent()
-    workspace = Workspace.open(Path(args["home"]))
     question = f"[one-pass] Question {args['number']}: what does the paper claim about aggregation?"
+    parsed = build_parser().parse_args(["ask", "--home", str(args["home"]), "--mode", "all", question])
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        code = headless.ask(
-            workspace, question=question, mode="all", style="aggregate", new=False, pdf=None, demo=False
-        )
+        with command_context(parsed, ask.NEEDS) as context:
+            code = ask.run(parsed, context)
     wall = time.perf_counter() - started
     if code != 0:
         raise RuntimeError(f"ask failed ({code}): {err.getvalue()[-300:]}")

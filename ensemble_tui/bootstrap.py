@@ -1,15 +1,17 @@
-"""Wiring: the one place that builds a workspace, its providers, the demo simulator and the app.
+"""The wiring layer: the one place that builds a workspace, its providers, the demo's simulators
+and the app.
 
-The command line (`cli.py`), `ask` (headless.py) and the app's launcher call these; so do the
-tests and the benchmarks, which build the app with the same factory as the command. Heavy
-imports (Textual, the SDKs, the simulator) happen inside the functions, so `--version` and
-`--help` answer at once.
+The commands (ensemble_tui/commands/, through their shared context) call these; so do the tests
+and the benchmarks, which build the app with the same factory as the command. It sits between
+the commands and the parts it wires (ui, providers, simulator), which never import it back
+(pyproject's `layers` contract). Heavy imports (Textual, the SDKs, the simulator) happen inside
+the functions, so `--version` and `--help` answer at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -118,10 +120,29 @@ def demo_on_standby(demo: bool, home: Path | None = None) -> AbstractContextMana
     return standby_demo(home=home)
 
 
-def collector_hold(command: str | None) -> AbstractContextManager[None]:
+@contextmanager
+def eval_simulator(demo: bool, home: Path) -> Iterator[dict[str, str] | None]:
+    """The eval demo's simulator (answers of known quality) for the life of the command; yields
+    its environment. Its provider account is kept in `home`, as the demo's is."""
+    if not demo:
+        yield None
+        return
+    from ensemble_tui.simulator.demo_account import account_file
+    from ensemble_tui.simulator.eval_demo import EvalDemoSimulator
+
+    simulator = EvalDemoSimulator(account=account_file(home))
+    simulator.start()
+    try:
+        yield simulator.env
+    finally:
+        simulator.stop()
+
+
+def collector_hold(owns_process: bool) -> AbstractContextManager[None]:
     """The app starts without automatic garbage collection, the process being its own (see
-    ui/turns/collector.py: 30-45 ms of the time to the first frame); `ask` leaves the collector alone."""
-    if command is not None:
+    ui/turns/collector.py: 30-45 ms of the time to the first frame); the other commands leave
+    the collector alone."""
+    if not owns_process:
         return nullcontext()
     from ensemble_tui.ui.turns.collector import start_up_hold
 

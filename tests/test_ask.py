@@ -201,10 +201,10 @@ def test_ask_prints_the_reply_unchanged_and_one_line_per_checked_quote(
 
 
 def test_the_vote_line_gives_points_and_first_places_as_the_run_report_does() -> None:
+    from ensemble_tui.commands.ask import describe
     from ensemble_tui.core.chat.modes import Style
     from ensemble_tui.core.chat.provenance import VoteRow
     from ensemble_tui.core.turn.events import VoteCounted
-    from ensemble_tui.headless import describe
 
     rows = (VoteRow("Gemini", 1, 9.0, 1), VoteRow("ChatGPT", 2, 4.5, 0))
     assert describe(VoteCounted(Style.VOTE, rows)) == "tally: 1. Gemini 9 pts (1 first), 2. ChatGPT 4.5 pts (0 first)"

@@ -19,3 +19,26 @@ def test_help_lists_the_options_and_the_ask_command() -> None:
         assert option in result.stdout
     ask_help = run_command(None, "ask", "--help")
     assert ask_help.returncode == 0 and "--mode" in ask_help.stdout and "--new" in ask_help.stdout
+
+
+def test_every_command_is_one_module_with_its_parser_its_run_and_its_needs() -> None:
+    """The command line only dispatches: each command, the app included, adds its own parser
+    and runs with the context the one shared set-up made (commands/context.py)."""
+    from ensemble_tui import cli
+    from ensemble_tui.commands import app
+    from ensemble_tui.commands.context import Needs
+
+    assert list(cli.SUBCOMMANDS) == ["ask", "files", "history", "export", "eval", "trust"]
+    for name, command in [("app", app), *cli.SUBCOMMANDS.items()]:
+        assert command.__name__ == f"ensemble_tui.commands.{name}"
+        assert callable(command.add_parser) and callable(command.run)
+        assert isinstance(command.NEEDS, Needs)
+    assert {name: command.NEEDS.home for name, command in cli.SUBCOMMANDS.items()} == {
+        "ask": "write",
+        "files": "write",
+        "history": "read",  # history and export write nothing, not even a new home
+        "export": "read",
+        "eval": "write",
+        "trust": "none",
+    }
+    assert cli.SUBCOMMANDS["eval"].NEEDS.simulator == "eval"  # the eval demo's, started by the context

@@ -7,11 +7,11 @@ import dataclasses
 import io
 import time
 
+from ensemble_tui.commands.ask import MAPPING, run_ask
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.claims.model import claims_of
 from ensemble_tui.core.turn.events import ClaimsMapped, ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.headless import MAPPING, run_ask
 from ensemble_tui.simulator.demo_claims import MAP_MARK
 from tests.claims.test_map_turns import last_record
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui import eval_command
+from ensemble_tui.commands import eval as eval_command
 from ensemble_tui.eval.model import ArmAnswer, EvalQuestion, Verdict
 from tests.eval.helpers import questions_file, run_eval, stored
 

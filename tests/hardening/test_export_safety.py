@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.commands.export import run_export
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.core.records.export import export_session, render_html
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.export_command import run_export
 
 HOSTILE_REPLY = (
     "A pixel ![logo](https://tracker.example/p.gif?user=7) and a reference one ![chart][c].\n\n"

@@ -9,12 +9,12 @@ import logging
 import os
 from pathlib import Path
 
+from ensemble_tui.commands.ask import run_ask
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.provider import ErrorKind, ProviderError
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import RunFailed
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.headless import run_ask
 from ensemble_tui.logs import LOG_FILE, configure_logging
 from tests.core.helpers import of_type, run_turn
 from tests.hardening.test_saved_means_saved import ensemble

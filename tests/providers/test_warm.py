@@ -5,12 +5,15 @@ loopback simulator."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
+from ensemble_tui.cli import build_parser
+from ensemble_tui.commands import ask
+from ensemble_tui.commands.context import command_context
 from ensemble_tui.core.turn.warm_up import warm_up_all
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.headless import ask
 from ensemble_tui.providers.base import SdkProvider
 from ensemble_tui.simulator import ScriptedReply
 from tests.providers.provider_support import NAMES
@@ -18,7 +21,7 @@ from tests.providers.provider_support import ask as request_for
 
 
 def test_ask_builds_every_client_before_its_first_model_call(home, monkeypatch, capsys):
-    workspace = Workspace.open(home)
+    workspace: Workspace
     at_each_call: list[tuple[str, set[str]]] = []
     original = SdkProvider._complete
 
@@ -28,7 +31,12 @@ def test_ask_builds_every_client_before_its_first_model_call(home, monkeypatch, 
         return await original(self, request)
 
     monkeypatch.setattr(SdkProvider, "_complete", recording)
-    code = ask(workspace, question="What is new here?", mode="all", style="aggregate", new=True, pdf=None, demo=True)
+    args = build_parser().parse_args(
+        ["ask", "--home", str(home), "--demo", "--mode", "all", "--new", "What is new here?"]
+    )
+    with command_context(args, ask.NEEDS) as context:  # the home opened and its providers attached, as `ask` has them
+        workspace = context.workspace
+        code = ask.run(args, context)
     assert code == 0, capsys.readouterr().err
     labels = set(workspace.providers)
     assert len(labels) >= 3 and len(at_each_call) > len(labels)  # the proposers, then the aggregator
@@ -127,7 +135,6 @@ def test_a_warm_up_builds_the_sdk_models_the_first_call_would_build():
 def test_a_one_model_ask_warms_only_that_model(home, monkeypatch, capsys):
     """`ask --mode chatgpt` imports no other SDK ahead of its call: the provider loop it shares
     would otherwise import anthropic and google-genai (~1.4 s) before ChatGPT's request."""
-    workspace = Workspace.open(home)
     warmed: list[str] = []
     original = SdkProvider.warm_up
 
@@ -136,10 +143,18 @@ def test_a_one_model_ask_warms_only_that_model(home, monkeypatch, capsys):
         await original(self)
 
     monkeypatch.setattr(SdkProvider, "warm_up", recording)
-    code = ask(workspace, question="What is new?", mode="chatgpt", style="aggregate", new=True, pdf=None, demo=True)
+    code, _ = run_ask(home, "--mode", "chatgpt", "What is new?")
     assert code == 0, capsys.readouterr().err
     assert warmed == ["ChatGPT"]
     warmed.clear()
-    code = ask(workspace, question="And now?", mode="all", style="aggregate", new=True, pdf=None, demo=True)
+    code, workspace = run_ask(home, "--mode", "all", "And now?")
     assert code == 0, capsys.readouterr().err
     assert set(warmed) == set(workspace.providers) and len(warmed) == len(set(warmed))
+
+
+def run_ask(home: Path, *argv: str) -> tuple[int, Workspace]:
+    """`ensemble-tui ask --home HOME --demo --new ARGV` as the command runs it: its exit code and
+    the workspace it ran in."""
+    args = build_parser().parse_args(["ask", "--home", str(home), "--demo", "--new", *argv])
+    with command_context(args, ask.NEEDS) as context:
+        return ask.run(args, context), context.workspace

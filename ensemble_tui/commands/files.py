@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ensemble_tui.commands.context import CommandContext, Needs
+
 if TYPE_CHECKING:
     from ensemble_tui.core.store.upload_registry import StoredUpload
     from ensemble_tui.core.workspace import Workspace
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 COLUMNS = ("PROVIDER", "FILE", "SIZE", "AGE", "CHATS", "STATE", "ID")
 
 
-def add_parser(commands: Any) -> argparse.ArgumentParser:
+def add_parser(commands: Any) -> None:
     """The `files` subcommand, with `--home` and `--demo` as `ask` has them."""
     files = commands.add_parser(
         "files",
@@ -39,22 +41,25 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--demo", action="store_true", default=argparse.SUPPRESS, help="the built-in simulator's uploads"
     )
     files.add_argument("--prune", action="store_true", help="delete the uploads no chat uses now")
-    return files
 
 
-def run(workspace: Workspace, *, prune: bool, demo: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """List (and with `prune`, first delete) the app's uploads; 0 unless a delete was refused.
-    `out`/`err` default to sys.stdout/stderr as they are at the call, not at import."""
+NEEDS = Needs()  # the providers, to ask each what it still keeps
+
+
+def run(args: argparse.Namespace, context: CommandContext) -> int:
+    """List (and with `--prune`, first delete) the app's uploads; 0 unless a delete was refused."""
+    return list_uploads(context.workspace, prune=args.prune)
+
+
+def list_uploads(workspace: Workspace, *, prune: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """The listing (and the prune) with the providers attached; `out`/`err` default to
+    sys.stdout/stderr as they are at the call, not at import."""
     out, err = out or sys.stdout, err or sys.stderr
-    from ensemble_tui.bootstrap import attach_providers, simulator_context
-
-    with simulator_context(demo, workspace.paths.root) as env:
-        attach_providers(workspace, env)
-        try:
-            return asyncio.run(_run(workspace, prune, out, err))
-        except (sqlite3.Error, OSError) as exc:  # a read-only home or a broken archive: one line
-            print(f"ensemble-tui: the list of uploads in {workspace.paths.archive} cannot be used ({exc}).", file=err)
-            return 1
+    try:
+        return asyncio.run(_run(workspace, prune, out, err))
+    except (sqlite3.Error, OSError) as exc:  # a read-only home or a broken archive: one line
+        print(f"ensemble-tui: the list of uploads in {workspace.paths.archive} cannot be used ({exc}).", file=err)
+        return 1
 
 
 async def _run(workspace: Workspace, prune: bool, out: TextIO, err: TextIO) -> int:

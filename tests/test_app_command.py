@@ -1,5 +1,5 @@
-"""`launch`: providers attached inside the simulator context, the app run, logging to a file; the
-collector held during start-up."""
+"""The app command (`ensemble-tui` alone): providers attached inside the simulator context, the
+app run, logging to a file; the collector held during start-up."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from contextlib import contextmanager
 import pytest
 
 from ensemble_tui import bootstrap
-from ensemble_tui.ui import launch as launch_module
+from ensemble_tui.cli import main
+from ensemble_tui.commands import app, ask
+from ensemble_tui.logs import LOG_FILE
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import SystemNotifier
 
@@ -55,10 +57,10 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
         seen["app"] = self
         seen["closed_while_running"] = "closed" in seen
 
-    monkeypatch.setattr(launch_module, "demo_on_standby", fake_simulator)
-    monkeypatch.setattr(launch_module, "attach_providers", fake_attach)
+    monkeypatch.setattr(bootstrap, "demo_on_standby", fake_simulator)
+    monkeypatch.setattr(bootstrap, "attach_providers", fake_attach)
     monkeypatch.setattr(EnsembleApp, "run", fake_run)
-    assert launch_module.launch(workspace, pdf=str(sample_pdf), demo=True) == 0
+    assert main(["--home", str(workspace.paths.root), "--pdf", str(sample_pdf), "--demo"]) == 0
     app = seen["app"]
     assert isinstance(app, EnsembleApp) and app.demo and app._initial_pdf == str(sample_pdf)
     assert isinstance(app.notifier, SystemNotifier)
@@ -69,7 +71,7 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
     assert seen["prepare"] is False  # and the PDF's uploads (their imports slowed the first frame)
     app._after_start_up()
     assert seen["started"]
-    log_file = workspace.paths.logs / launch_module.LOG_FILE
+    log_file = workspace.paths.logs / LOG_FILE
     logging.getLogger("ensemble_tui.test").warning("written to the log file, not the terminal")
     assert "written to the log file" in log_file.read_text()
 
@@ -78,16 +80,16 @@ def test_a_missing_part_of_the_install_is_one_line(workspace, monkeypatch, capsy
     def broken(demo: bool, home=None):
         raise ModuleNotFoundError("No module named 'ensemble_tui.simulator'", name="ensemble_tui.simulator")
 
-    monkeypatch.setattr(launch_module, "demo_on_standby", broken)
-    assert launch_module.launch(workspace, demo=True) == 2
+    monkeypatch.setattr(bootstrap, "demo_on_standby", broken)
+    assert main(["--home", str(workspace.paths.root), "--demo"]) == 2
     assert capsys.readouterr().err.strip() == (
         "ensemble-tui: this install lacks ensemble_tui.simulator - reinstall ensemble-tui."
     )
 
 
 def test_only_the_app_starts_without_automatic_garbage_collection():
-    with bootstrap.collector_hold(None):
+    with bootstrap.collector_hold(app.NEEDS.owns_process):
         assert not gc.isenabled()
     assert gc.isenabled()
-    with bootstrap.collector_hold("ask"):
+    with bootstrap.collector_hold(ask.NEEDS.owns_process):
         assert gc.isenabled()

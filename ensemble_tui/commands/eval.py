@@ -2,7 +2,7 @@
 
 It reads the questions, says what the eval will cost and asks before spending (or `--yes`),
 runs every arm on every question with a progress bar on stderr, has the judges compare the
-answers (core/eval/judging.py) and writes the report (core/eval/report.py). Answers and verdicts
+answers (eval/judging.py) and writes the report (eval/report.py). Answers and verdicts
 are kept as they come, so the same command run again after a kill goes on where it stopped.
 """
 
@@ -13,12 +13,11 @@ import asyncio
 import hashlib
 import sys
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ensemble_tui.commands.context import CommandContext, Needs, add_demo, say
 from ensemble_tui.core.errors import EnsembleError
 
 if TYPE_CHECKING:
@@ -60,51 +59,27 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--yes", action="store_true", help="spend without asking (needed without a terminal)")
     parser.add_argument("--format", choices=FORMATS, default="md", help="the report's format (default md)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report here (default: stdout)")
+    add_demo(parser, "the demo's chats (as `ask --demo` keeps them)")
 
 
-def say(line: str) -> None:
-    from ensemble_tui.core.text.sanitize import strip_control
+def budget_check(args: argparse.Namespace) -> str | None:
+    """A `--budget` of $0 or less: the line that says so (exit 2, nothing started)."""
+    return "--budget must be more than $0." if args.budget is not None and args.budget <= 0 else None
 
-    print(f"ensemble-tui: {strip_control(line)}", file=sys.stderr, flush=True)
+
+# Under --demo the eval demo's simulator answers: answers of known quality.
+NEEDS = Needs(simulator="eval", check=budget_check)
 
 
-@contextmanager
-def eval_simulator(demo: bool, home: Path) -> Iterator[dict[str, str] | None]:
-    """The eval demo's simulator (answers of known quality) for the life of the command."""
-    if not demo:
-        yield None
-        return
-    from ensemble_tui.simulator.demo_account import account_file
-    from ensemble_tui.simulator.eval_demo import EvalDemoSimulator
-
-    simulator = EvalDemoSimulator(account=account_file(home))
-    simulator.start()
+def run(args: argparse.Namespace, context: CommandContext) -> int:
     try:
-        yield simulator.env
-    finally:
-        simulator.stop()
-
-
-def run(workspace: Workspace, args: argparse.Namespace, *, demo: bool) -> int:
-    from ensemble_tui.bootstrap import attach_providers
-    from ensemble_tui.logs import configure_logging
-
-    configure_logging(workspace.paths.logs)
-    for warning in workspace.warnings:
-        say(warning)
-    if args.budget is not None and args.budget <= 0:
-        say("--budget must be more than $0.")
+        return _run(context.workspace, args, context.demo)
+    except EnsembleError as exc:
+        say(str(exc))
         return 2
-    with eval_simulator(demo, workspace.paths.root) as env:
-        attach_providers(workspace, env)
-        try:
-            return _run(workspace, args, demo)
-        except EnsembleError as exc:
-            say(str(exc))
-            return 2
-        except KeyboardInterrupt:
-            say("eval interrupted; what was done is kept - run the same command again to go on.")
-            return 130
+    except KeyboardInterrupt:
+        say("eval interrupted; what was done is kept - run the same command again to go on.")
+        return 130
 
 
 def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
@@ -210,7 +185,7 @@ def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) ->
 
 
 def judge_function(workspace: Workspace) -> Any:
-    """core/eval/judging.py's `judge_question` with the home's judge prompts, and the configured
+    """eval/judging.py's `judge_question` with the home's judge prompts, and the configured
     model ids among the names taken out of the answers the judges read."""
     from ensemble_tui.eval.judging import judge_question
 
@@ -245,7 +220,7 @@ def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
 def write_report(plan: Any, result: Any, args: argparse.Namespace) -> None:
     content = render(plan, result, args.format)
     if args.output:
-        from ensemble_tui.export_command import write_output
+        from ensemble_tui.commands.export import write_output
 
         write_output(Path(args.output), content)
         say(f"report written to {args.output}")

@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from ensemble_tui.commands.context import CommandContext, Needs
+
+NEEDS = Needs(home="none")  # trust decides which folder may be a home: it opens none
+
 
 def add_parser(commands: Any) -> None:
     trust = commands.add_parser(
@@ -23,9 +27,9 @@ def add_parser(commands: Any) -> None:
     which.add_argument("--revoke", metavar="DIR", help="stop trusting DIR")
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run(args: argparse.Namespace, context: CommandContext) -> int:
     """0 when done; 1 with one line on stderr if the folder is not a home or trust cannot be saved."""
-    out, err = out or sys.stdout, err or sys.stderr
+    out, err = sys.stdout, sys.stderr
     from ensemble_tui.core.store import trust
     from ensemble_tui.core.store.home import holds_home
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import signal
 import sys
 from collections.abc import Awaitable
-from typing import TextIO
+from typing import Any, TextIO
 
-from ensemble_tui.ask_json import dumps, turn_json
-from ensemble_tui.bootstrap import attach_providers, beside_warm_up, simulator_context
+from ensemble_tui.bootstrap import beside_warm_up
+from ensemble_tui.commands.ask_json import dumps, turn_json
+from ensemble_tui.commands.context import CommandContext, Needs, add_common
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import TurnRecord
@@ -42,6 +44,8 @@ from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
 
 MAPPING = "claims: the map is being drawn…"  # after the reply's lines, before the summary
+MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all", "auto")
+STYLES = ("aggregate", "council", "vote", "debate")
 
 
 def render_reply(event: ReplyCommitted) -> str:
@@ -228,66 +232,105 @@ def called_by(workspace: Workspace, mode: RunMode) -> dict[str, object]:
     return {label: provider for label, provider in workspace.providers.items() if label in labels}
 
 
-def ask(
-    workspace: Workspace,
-    *,
-    question: str,
-    mode: str | None,
-    style: str | None,
-    new: bool,
-    pdf: str | None,
-    demo: bool,
-    as_json: bool = False,
-    restyle: str | None = None,
-) -> int:
-    from ensemble_tui.logs import configure_logging
+def add_parser(commands: Any) -> None:
+    ask = commands.add_parser(
+        "ask",
+        help="run one turn headless: the reply on stdout, status on stderr",
+        description="Run one turn in the current session. The final reply goes to stdout, status lines "
+        "to stderr; the exit code is 0 on a final reply. An empty QUESTION redoes the last reply.",
+    )
+    add_common(ask)
+    ask.add_argument(
+        "--mode",
+        default=None,  # "all"; None tells --restyle that no mode was asked for
+        help=f"which models answer: {', '.join(MODES)}, or the name of a provider added in Configurations/ "
+        "(default: all). auto: the cheapest strong model answers twice, and the full All turn runs only "
+        "if the two answers disagree",
+    )
+    ask.add_argument(
+        "--style",
+        choices=STYLES,
+        default=None,  # "aggregate"
+        help="how several models deliberate: the aggregator loop (default), a council with peer ranking, "
+        "critique and vote, or a multi-round debate",
+    )
+    ask.add_argument(
+        "--restyle",
+        choices=STYLES,
+        metavar="STYLE",
+        default=None,
+        help=f"redo the last turn in another style ({', '.join(STYLES)}), reusing its proposals: "
+        "no proposer is asked again; takes no QUESTION, --mode or --style",
+    )
+    ask.add_argument("--new", action="store_true", help="start a new chat first")
+    ask.add_argument(
+        "--json",
+        action="store_true",
+        dest="as_json",
+        help="print the whole turn as one JSON object on stdout: reply, provenance, claims, quote checks, costs",
+    )
+    ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
 
-    if restyle is not None and (conflict := restyle_conflict(question, mode, style, new)):
-        say(f"ensemble-tui: --restyle {conflict}", sys.stderr)
-        return 2
 
-    configure_logging(workspace.paths.logs)
-    for warning in workspace.warnings:
-        say(f"ensemble-tui: {warning}", sys.stderr)
+def restyle_check(args: argparse.Namespace) -> str | None:
+    """`--restyle` with arguments it cannot take: the line that says so (exit 2, nothing run)."""
+    if args.restyle is None:
+        return None
+    conflict = restyle_conflict(args.question, args.mode, args.style, args.new)
+    return f"--restyle {conflict}" if conflict else None
+
+
+# The PDF's uploads wait until the turn's providers are known (`called_by`).
+NEEDS = Needs(upload_now=False, check=restyle_check)
+
+
+def run(args: argparse.Namespace, context: CommandContext) -> int:
+    workspace, pdf = context.workspace, context.pdf
     said = frozenset(workspace.config_problems.values()) & frozenset(workspace.warnings)
-    with simulator_context(demo, workspace.paths.root) as env:
-        attach_providers(workspace, env, pdf, prepare=False)
-        plan: RestylePlan | None = None
-        try:
-            if restyle is not None:
-                plan = restyle_plan(workspace, Style.parse(restyle))
-                run_mode, run_style = plan.mode, plan.style
-            else:
-                run_mode = parse_run_mode(mode or "all", workspace.extra_providers)
-                run_style = Style.parse(style or "aggregate")
-        except (ValueError, EnsembleError) as exc:
-            say(f"ensemble-tui: {exc}", sys.stderr)
-            return 2
-        workspace.upload_to = frozenset(called_by(workspace, run_mode))
-        try:
-            if new:
-                try:
-                    workspace.new_chat()
-                except OSError:  # not saved: the turn runs, then says so (exit 1, its reply recovered)
-                    workspace.session = workspace.store.new_session(workspace.session, save=False)
-            if pdf:
-                try:
-                    workspace.select_pdf(pdf)
-                except OSError:  # chosen for this turn all the same; the turn's save says what failed
-                    pass
-        except EnsembleError as exc:
-            say(f"ensemble-tui: {exc}", sys.stderr)
-            return 2
-        workspace.prepare_uploads()
-        engine = Engine(workspace)
-        try:
-            turn = beside_warm_up(
-                called_by(workspace, run_mode),
-                run_ask(
-                    engine, run_mode, run_style, question, sys.stdout, sys.stderr, said, as_json=as_json, restyle=plan
-                ),
-            )
-            return asyncio.run(cancelled_by_signals(alongside_clean_up(workspace, turn, sys.stderr)))
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)
-            return 130
+    plan: RestylePlan | None = None
+    try:
+        if args.restyle is not None:
+            plan = restyle_plan(workspace, Style.parse(args.restyle))
+            run_mode, run_style = plan.mode, plan.style
+        else:
+            run_mode = parse_run_mode(args.mode or "all", workspace.extra_providers)
+            run_style = Style.parse(args.style or "aggregate")
+    except (ValueError, EnsembleError) as exc:
+        say(f"ensemble-tui: {exc}", sys.stderr)
+        return 2
+    workspace.upload_to = frozenset(called_by(workspace, run_mode))
+    try:
+        if args.new:
+            try:
+                workspace.new_chat()
+            except OSError:  # not saved: the turn runs, then says so (exit 1, its reply recovered)
+                workspace.session = workspace.store.new_session(workspace.session, save=False)
+        if pdf:
+            try:
+                workspace.select_pdf(pdf)
+            except OSError:  # chosen for this turn all the same; the turn's save says what failed
+                pass
+    except EnsembleError as exc:
+        say(f"ensemble-tui: {exc}", sys.stderr)
+        return 2
+    workspace.prepare_uploads()
+    engine = Engine(workspace)
+    try:
+        turn = beside_warm_up(
+            called_by(workspace, run_mode),
+            run_ask(
+                engine,
+                run_mode,
+                run_style,
+                args.question,
+                sys.stdout,
+                sys.stderr,
+                said,
+                as_json=args.as_json,
+                restyle=plan,
+            ),
+        )
+        return asyncio.run(cancelled_by_signals(alongside_clean_up(workspace, turn, sys.stderr)))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("ensemble-tui: cancelled; nothing of this turn was kept.", file=sys.stderr)
+        return 130
