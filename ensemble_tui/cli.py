@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ensemble_tui import __version__, eval_command, export_command, files_command, trust_command
+from ensemble_tui import __version__, budget_command, eval_command, export_command, files_command, trust_command
 from ensemble_tui.bootstrap import collector_hold, open_workspace, shut_down
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all", "auto")
@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     files_command.add_parser(commands)
     export_command.add_parsers(commands)
     eval_command.add_parser(commands)
+    budget_command.add_parser(commands)
     for name in ("history", "export", "eval"):  # `ask --demo` then `history --demo` find the same demo chats
         _add_demo(commands.choices[name], "the demo's chats (as `ask --demo` keeps them)")
     trust_command.add_parser(commands)  # the one subcommand with no home folder
@@ -118,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return export_command.run_export(workspace, args)
             if args.command == "eval":
                 return eval_command.run(workspace, args, demo=demo)
+            if args.command == "budget":
+                return budget_command.run(workspace, args)
             if args.command == "ask":
                 from ensemble_tui.headless import ask
 

@@ -46,6 +46,8 @@ def add_parsers(commands: Any) -> None:
 def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The chats, newest first, one line each; `out`/`err` default to sys.stdout/stderr as they are now."""
     out, err = out or sys.stdout, err or sys.stderr
+    from ensemble_tui.budget_command import unconfirmed_note
+
     try:
         chats = workspace.archive.sessions()
     except sqlite3.Error as exc:
@@ -66,6 +68,8 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
         replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
         spent = amount(chat.cost_usd, simulated=simulated)
         print(f"{chat.id:<{width}}  {date}  {replies:>10}  {spent:<{cost_width}}  {question}", file=out)
+        if (note := unconfirmed_note(workspace, chat.id)) is not None:  # a crashed turn's reservations
+            print(note, file=out)
     if simulated:
         print("Demo chats: their costs are simulated, what real providers would charge.", file=err)
     return 0
