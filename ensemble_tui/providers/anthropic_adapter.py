@@ -133,12 +133,13 @@ class AnthropicProvider(SdkProvider):
         # `max_uses` bounds one request's searches; continuations share the call's allowance, so
         # the budget's bound on the call's search fees (request.max_searches) holds across them.
         searches = request.max_searches or MAX_SEARCHES_PER_CALL
+        searching = request.web_search and request.output_schema is None
         blocks: list[Any] = []
         usage = Usage()
         cut = False
         for _ in range(MAX_CONTINUATIONS + 1):
             kwargs["max_tokens"] = limit - usage.output_tokens  # continuations share the call's limit
-            if "tools" in kwargs:
+            if searching:
                 kwargs["tools"] = [{**WEB_SEARCH_TOOL, "max_uses": max(1, searches - usage.web_searches)}]
             try:
                 message = await self._client().beta.messages.create(messages=messages, **kwargs)
@@ -151,7 +152,7 @@ class AnthropicProvider(SdkProvider):
             cut = message.stop_reason == "max_tokens"
             if message.stop_reason != "pause_turn" or usage.output_tokens >= limit:
                 break
-            if "tools" in kwargs and usage.web_searches >= searches:
+            if searching and usage.web_searches >= searches:
                 break  # the call's searches are spent: another round could only search again
             # The server paused a long tool loop: send its partial turn back so it continues.
             paused = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
