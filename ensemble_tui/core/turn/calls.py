@@ -58,7 +58,6 @@ Sleep = Callable[[float], Awaitable[None]]
 # How often a call kept waiting by other calls in flight looks at the ledger again (it waits for
 # calls to settle, in this process or another one: real time, not a retry's backoff).
 RESERVATION_POLL_S = 0.25
-ABANDONED = "cancelled after it was sent: its input alone, estimated"
 WAITING_FOR_RESERVATIONS = "Budget: waiting for calls in flight to settle ({reserved} reserved{whose})…"
 
 
@@ -160,10 +159,10 @@ class ModelCaller:
                     if isinstance(exc, ProviderError)
                     else ProviderError(ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:g} s")
                 )
-                if error.usage is not None or isinstance(exc, ProviderError):
+                if isinstance(exc, ProviderError):  # the provider answered: what it reported, or nothing
                     billed = error.usage or Usage()  # a refusal or an empty reply is still paid for
                     cost = self._count(provider, request.model, role, retries + 1, started, error.message, billed, spec)
-                else:  # abandoned by this client's own timeout: the provider said nothing of it
+                else:  # abandoned by this client's own time limit: the provider said nothing of it
                     cost = self._abandoned(provider, request, role, retries + 1, started, spec, protocol, error.message)
                 await self._settle(reservation, cost)
                 self._check_overrun(provider, cost, reservation)
@@ -179,7 +178,7 @@ class ModelCaller:
             except asyncio.CancelledError:
                 # Sent, then abandoned: no bill comes back, so it counts at its input alone, an
                 # estimate (README, "Budget": what each provider bills for an abandoned request).
-                cost = self._abandoned(provider, request, role, retries + 1, started, spec, protocol, ABANDONED)
+                cost = self._abandoned(provider, request, role, retries + 1, started, spec, protocol, "cancelled")
                 with contextlib.suppress(Exception):
                     await self._settle(reservation, cost)
                 raise
@@ -262,10 +261,11 @@ class ModelCaller:
         outcome: str,
     ) -> float:
         """Record a call sent and then abandoned, of which no bill came back: its input alone, at
-        the bound it was reserved with, marked in its outcome as an estimate."""
+        the bound it was reserved with, marked as an estimate (CallRecord.estimated)."""
         usage = Usage(input_tokens=input_bound(request, self._pdf_bytes, self._pdf_pages, protocol))
-        label = outcome if outcome == ABANDONED else f"{outcome} (its input alone, estimated)"
-        return self._count(provider, request.model, role, attempt, started, label, usage, spec)
+        cost = self._count(provider, request.model, role, attempt, started, outcome, usage, spec)
+        self.calls[-1].estimated = True
+        return cost
 
     def _check_overrun(self, provider: str, cost: float, reservation: Reservation) -> None:
         """A bill past the call's worst case that takes the chat past its cap stops the turn
