@@ -23,6 +23,7 @@ from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import CostUpdated, Notice, ReplyCommitted, RunFailed, StatusChanged
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
+from tests.core.pdf_factory import text_pdf
 from tests.support import Hang, ScriptedProvider, Slow, no_sleep
 
 
@@ -175,3 +176,19 @@ def test_one_bad_setting_keeps_every_other_one(home) -> None:
     assert list(path.parent.glob("Settings.json.*"))  # the file as it was, backed up
     assert json.loads(path.read_text(encoding="utf-8"))["budget_usd"] == 0.01
     assert Workspace.open(home).settings.budget_usd == 0.01
+
+
+async def test_a_pdfs_pages_are_reserved_at_the_providers_documented_tokens_per_page(
+    workspace, scripted, make_engine, tmp_path
+) -> None:
+    # Issue 34 §3: the reservation guessed a PDF's input from its bytes (~1 token per 40), far below
+    # what Anthropic documents per page, so a long paper's call went out under a cap it could pass.
+    paper = text_pdf(tmp_path / "long.pdf", [f"Page {n}." for n in range(1, 41)])  # 40 short pages
+    assert paper.stat().st_size // 40 < 40 * 3_000
+    workspace.select_pdf(paper)
+    workspace.update_settings(budget_usd=0.25)  # 40 pages at 3,000 tokens, $3 per 1M: $0.36 of input
+    scripted["Claude"].scripts["any"] = [Reply("read it all", Usage(input_tokens=120_000, output_tokens=10))]
+    events = await run_turn(make_engine(), Mode.CLAUDE, "Summarise the paper.")
+    message = of_type(events, RunFailed)[0].message
+    assert message.startswith("Budget stop") and "$0.25 cap" in message
+    assert scripted["Claude"].calls == []  # refused before it was sent
