@@ -56,7 +56,8 @@ def run(workspace: Workspace, args: argparse.Namespace, out: TextIO | None = Non
         parts.append(f"{cents(counted.in_flight)} reserved by calls in flight")
     if counted.unconfirmed > 0:
         parts.append(unconfirmed_phrase(counted.unconfirmed, counted.unconfirmed_since))
-    print(f"chat {chat}: {', '.join(parts)}; cap {cents(workspace.settings.budget_usd)}", file=out)
+    simulated = " (simulated money)" if workspace.demo else ""  # a demo's: what real providers would charge
+    print(f"chat {chat}: {', '.join(parts)}; cap {cents(workspace.settings.budget_usd)}{simulated}", file=out)
     return 0
 
 
