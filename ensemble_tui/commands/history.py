@@ -8,6 +8,7 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ensemble_tui.commands.budget import unconfirmed_note
 from ensemble_tui.commands.context import CommandContext, Needs, add_demo
 from ensemble_tui.core.money import amount
 
@@ -55,6 +56,8 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
         replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
         spent = amount(chat.cost_usd, simulated=simulated)
         print(f"{chat.id:<{width}}  {date}  {replies:>10}  {spent:<{cost_width}}  {question}", file=out)
+        if (note := unconfirmed_note(workspace, chat.id)) is not None:  # a crashed turn's reservations
+            print(note, file=out)
     if simulated:
         print("Demo chats: their costs are simulated, what real providers would charge.", file=err)
     return 0

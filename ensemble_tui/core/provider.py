@@ -118,6 +118,7 @@ class CallRequest:
     `reasoning_effort` is set only for models whose configuration says they offer it.
     `max_output_tokens` caps the reply's output tokens (reasoning included): the budget's
     bound on what the call can cost; each adapter sends it with its SDK's own parameter.
+    `max_searches` caps the searches the same way, where the API takes such a cap.
     `output_schema` asks for a JSON reply through the API's structured output (see OutputSchema).
     """
 
@@ -130,6 +131,10 @@ class CallRequest:
     timeout_s: float = 180.0
     reasoning_effort: ReasoningEffort | None = None  # None: the model's default (off where optional)
     max_output_tokens: int | None = None  # None: the adapter's own default
+    # The searches the call may run, where the API takes a cap (Anthropic `max_uses`, OpenAI
+    # `max_tool_calls`): the budget's bound on its search fees (core/turn/costs.py). None: the
+    # adapter's own default.
+    max_searches: int | None = None
     output_schema: OutputSchema | None = None  # None: a free-text reply
 
 

@@ -47,7 +47,7 @@ from ensemble_tui.providers.uploads import RemoteFile
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 FILES_BETA = "files-api-2025-04-14"
 MAX_OUTPUT_TOKENS = 16_000
-MAX_SEARCHES_PER_CALL = 5  # caps the per-search fee of one call
+MAX_SEARCHES_PER_CALL = 5  # caps the per-search fee of one call when the request sets no cap
 MAX_CONTINUATIONS = 3  # `pause_turn` resends; a long server-side search loop must still end
 EPHEMERAL = {"type": "ephemeral"}
 WEB_SEARCH_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_uses": MAX_SEARCHES_PER_CALL}
@@ -130,11 +130,17 @@ class AnthropicProvider(SdkProvider):
                 kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
             kwargs.update(thinking_options(request.model, request.reasoning_effort, request.max_output_tokens))
         limit = kwargs["max_tokens"]
+        # `max_uses` bounds one request's searches; continuations share the call's allowance, so
+        # the budget's bound on the call's search fees (request.max_searches) holds across them.
+        searches = request.max_searches or MAX_SEARCHES_PER_CALL
+        searching = request.web_search and request.output_schema is None
         blocks: list[Any] = []
         usage = Usage()
         cut = False
         for _ in range(MAX_CONTINUATIONS + 1):
             kwargs["max_tokens"] = limit - usage.output_tokens  # continuations share the call's limit
+            if searching:
+                kwargs["tools"] = [{**WEB_SEARCH_TOOL, "max_uses": max(1, searches - usage.web_searches)}]
             try:
                 message = await self._client().beta.messages.create(messages=messages, **kwargs)
             except Exception as exc:
@@ -146,6 +152,8 @@ class AnthropicProvider(SdkProvider):
             cut = message.stop_reason == "max_tokens"
             if message.stop_reason != "pause_turn" or usage.output_tokens >= limit:
                 break
+            if searching and usage.web_searches >= searches:
+                break  # the call's searches are spent: another round could only search again
             # The server paused a long tool loop: send its partial turn back so it continues.
             paused = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
             messages = [*messages, {"role": "assistant", "content": paused}]

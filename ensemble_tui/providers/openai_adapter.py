@@ -121,6 +121,8 @@ class OpenAIProvider(SdkProvider):
             kwargs["instructions"] = request.system
         if request.web_search:
             kwargs["tools"] = [dict(WEB_SEARCH_TOOL)]
+            if request.max_searches is not None:  # the budget's bound on the call's search fees
+                kwargs["max_tool_calls"] = request.max_searches
         if request.reasoning_effort is not None:
             kwargs["reasoning"] = {"effort": request.reasoning_effort}
         elif request.temperature is not None:

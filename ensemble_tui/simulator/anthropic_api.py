@@ -131,6 +131,8 @@ def render(request: RecordedRequest, reply: ScriptedReply) -> HttpReply:
     if thinking:  # a thinking block comes first; the adapter must keep it out of the reply
         content.append({"type": "thinking", "thinking": "(simulated reasoning)", "signature": token(48)})
     queries = (reply.searches or (request.last_user_text[:80],)) if searching else ()
+    uses = [int(tool["max_uses"]) for tool in body.get("tools") or [] if tool.get("max_uses") is not None]
+    queries = queries[: min(uses)] if uses else queries  # as the API does: `max_uses` caps the searches
     if queries and reply.before_search:
         content.append({"type": "text", "text": reply.before_search, "citations": None})
     for query in queries:  # one search after another, each result right after its call

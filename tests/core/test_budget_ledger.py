@@ -1,22 +1,29 @@
 """The budget is a hard cap: every call reserves its worst case in History.sqlite3 before it is
 sent, so turns on one chat from several processes (here: two Workspaces on one home) never
-spend past the cap together; a call is sent with the output-token limit the budget affords; a
-cancelled call counts at its worst case; a process that died leaves its reservations counted."""
+spend past the cap together; a call kept out only by calls in flight waits for them; a call is
+sent with the output-token limit the budget affords; a cancelled call counts at its input alone
+(issue 34 §2); a process that died leaves its reservations counted, shown as unconfirmed, until
+they are released; a ledger that cannot be written refuses the call (§3)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+import sqlite3
+import subprocess
+import sys
 
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import Reply, Usage
 from ensemble_tui.core.settings import load_settings
-from ensemble_tui.core.store.budget_ledger import SqliteLedger, rows
+from ensemble_tui.core.store.budget_ledger import release, rows
 from ensemble_tui.core.turn.engine import Engine
-from ensemble_tui.core.turn.events import Notice, ReplyCommitted, RunFailed
+from ensemble_tui.core.turn.events import CostUpdated, Notice, ReplyCommitted, RunFailed, StatusChanged
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
+from tests.core.pdf_factory import text_pdf
 from tests.support import Hang, ScriptedProvider, Slow, no_sleep
 
 
@@ -36,7 +43,7 @@ def ledger_rows(workspace: Workspace) -> list[tuple[int, float, float | None]]:
         return list(rows(db, workspace.session.id))
 
 
-async def test_two_processes_on_one_chat_cannot_both_reserve_the_last_of_the_budget(home) -> None:
+async def test_a_call_kept_out_only_by_a_call_in_flight_waits_for_it_then_goes(home) -> None:
     first, second = Workspace.open(home), Workspace.open(home)
     assert first.session.id == second.session.id
     first.update_settings(budget_usd=1.0)
@@ -45,51 +52,106 @@ async def test_two_processes_on_one_chat_cannot_both_reserve_the_last_of_the_bud
     other = attach(second, Reply("second answer", Usage(input_tokens=100, output_tokens=100)))
 
     running = asyncio.create_task(run_turn(engine(first), Mode.CHATGPT, "first"))
-    while not slow.calls:  # the first call is out, its worst case reserved
+    while not slow.calls:  # the first call is out, its worst case (the whole $1) reserved
         await asyncio.sleep(0.01)
-    refused = await run_turn(engine(second), Mode.CHATGPT, "second")
-    assert of_type(refused, RunFailed)[0].message.startswith("Budget stop")
-    assert other.calls == []
+    waited = await run_turn(engine(second), Mode.CHATGPT, "second")
+    statuses = [event.text for event in of_type(waited, StatusChanged)]
+    assert any("waiting for calls in flight" in text for text in statuses), statuses
+    assert of_type(waited, ReplyCommitted) and not of_type(waited, RunFailed)
+    assert len(other.calls) == 1  # sent once the first call settled at what it cost
 
     assert of_type(await running, ReplyCommitted)
-    assert ledger_rows(first) == []  # the commit released the turn's reservation
-    again = await run_turn(engine(second), Mode.CHATGPT, "second, once the first was billed")
-    assert of_type(again, ReplyCommitted)
-    assert len(other.calls) == 1
+    assert ledger_rows(first) == []  # each commit released its turn's reservation
+    assert Workspace.open(home).session.cost_usd <= 1.0
 
 
 async def test_each_call_is_sent_with_the_output_limit_the_budget_affords(workspace) -> None:
     provider = attach(workspace, Reply("a", Usage(output_tokens=10)), Reply("b", Usage(output_tokens=10)))
     await run_turn(engine(workspace), Mode.CHATGPT, "roomy")
     assert provider.calls[0].max_output_tokens == 128_000  # gpt-5's own limit, under a $5 cap
-    workspace.update_settings(budget_usd=0.06)
+    assert provider.calls[0].max_searches == 3  # the searches its reservation counts, capped in the request
+    workspace.update_settings(budget_usd=0.08)
     await run_turn(engine(workspace), Mode.CHATGPT, "tight")
-    assert 4_000 <= (provider.calls[1].max_output_tokens or 0) < 6_000  # $0.06 at $10 per 1M output, less a search
+    assert 4_000 <= (provider.calls[1].max_output_tokens or 0) < 5_000  # $0.08 at $10 per 1M, less three searches
 
 
-async def test_a_cancelled_call_counts_at_its_reserved_worst_case(workspace) -> None:
+async def test_a_cancelled_call_counts_at_its_input_alone_marked_as_an_estimate(workspace) -> None:
     provider = attach(workspace, Hang())
     running = engine(workspace)
     task = asyncio.create_task(run_turn(running, Mode.CHATGPT, "never answered"))
     while not provider.calls:
         await asyncio.sleep(0.01)
     await running.cancel()
-    await task
+    events = await task
     limit = provider.calls[0].max_output_tokens or 0
-    assert workspace.session.cost_usd >= limit * 10 / 1_000_000  # billed as if it used its whole limit
+    assert limit * 10 / 1_000_000 > 1.0  # its worst case was over a dollar
+    assert 0 < workspace.session.cost_usd < 0.01  # booked at its prompt: some hundred tokens at $1.25 per 1M
+    shown = [event.session_cost_usd for event in of_type(events, CostUpdated)]
+    assert shown and max(shown) == workspace.session.cost_usd  # the cancel moved the shown cost by no more
     assert Workspace.open(workspace.paths.root).session.cost_usd == workspace.session.cost_usd
+    assert ledger_rows(workspace) == []
+    (turn,) = workspace.archive.turns(workspace.session.id)
+    (call,) = turn.record.calls
+    assert call.outcome == "cancelled" and call.estimated and call.usage.input_tokens > 0
+
+
+async def test_four_cancelled_turns_leave_the_chat_usable(workspace) -> None:
+    provider = attach(workspace, Hang(), Hang(), Hang(), Hang(), Reply("at last", Usage(output_tokens=10)))
+    for n in range(4):
+        running = engine(workspace)
+        task = asyncio.create_task(run_turn(running, Mode.CHATGPT, f"cancelled {n}"))
+        while len(provider.calls) <= n:
+            await asyncio.sleep(0.01)
+        await running.cancel()
+        await task
+    events = await run_turn(engine(workspace), Mode.CHATGPT, "answered")
+    assert of_type(events, ReplyCommitted), [event.message for event in of_type(events, RunFailed)]
+    assert workspace.session.cost_usd < 1.0
     assert ledger_rows(workspace) == []
 
 
-async def test_reservations_of_a_process_that_died_stay_counted(workspace) -> None:
+def dead_pid() -> int:
+    """The pid of a process that ran and ended (its number is not reused this soon)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+async def test_reservations_of_a_process_that_died_count_as_unconfirmed_until_released(workspace) -> None:
     workspace.update_settings(budget_usd=0.5)
-    dead = SqliteLedger(workspace.archive, workspace.session.id, "turn-of-a-killed-process")
-    dead.reserve(0.0, 0.5, lambda remaining: (30_000, 0.49))  # never settled, never committed
+    with workspace.archive.writing() as db:  # a turn of a process that was killed: never settled
+        db.execute(
+            "INSERT INTO budget_reservations (session, turn, pid, process_started, worst_usd) VALUES (?, ?, ?, ?, ?)",
+            (workspace.session.id, "turn-of-a-killed-process", dead_pid(), 1.0, 0.49),
+        )
     provider = attach(workspace, Reply("an answer", Usage(output_tokens=10)))
     events = await run_turn(engine(workspace), Mode.CHATGPT, "after the crash")
     message = of_type(events, RunFailed)[0].message
-    assert message.startswith("Budget stop") and "$0.49 spent" in message
-    assert provider.calls == []
+    assert message.startswith("Budget stop") and "$0.00 spent" in message
+    assert "up to $0.49 unconfirmed from a turn cut off at" in message and "budget --release" in message
+    assert provider.calls == []  # it still counts: refused at once, no waiting for a dead process
+
+    warning = release(workspace.archive, workspace.session.id)
+    assert warning is not None and warning.startswith("Released $0.49") and "\n" not in warning
+    again = await run_turn(engine(workspace), Mode.CHATGPT, "after the release")
+    assert of_type(again, ReplyCommitted)
+    assert release(workspace.archive, workspace.session.id) is None  # nothing left to release
+
+
+async def test_a_ledger_that_cannot_be_written_refuses_the_paid_call(workspace, monkeypatch) -> None:
+    provider = attach(workspace, Reply("never sent", Usage(output_tokens=10)))
+
+    class FullDisk:
+        """The archive as the budget ledger finds it on a full disk (the store keeps its own)."""
+
+        def writing(self, busy_timeout_s: float = 10.0) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+            raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(workspace, "archive", FullDisk())
+    events = await run_turn(engine(workspace), Mode.CHATGPT, "on a full disk")
+    message = of_type(events, RunFailed)[0].message
+    assert message.startswith("Budget stop") and "cannot be written" in message and "disk is full" in message
+    assert provider.calls == []  # no fallback to memory: nothing is sent
 
 
 async def test_a_reply_cut_at_its_limit_says_so_once(workspace) -> None:
@@ -114,3 +176,19 @@ def test_one_bad_setting_keeps_every_other_one(home) -> None:
     assert list(path.parent.glob("Settings.json.*"))  # the file as it was, backed up
     assert json.loads(path.read_text(encoding="utf-8"))["budget_usd"] == 0.01
     assert Workspace.open(home).settings.budget_usd == 0.01
+
+
+async def test_a_pdfs_pages_are_reserved_at_the_providers_documented_tokens_per_page(
+    workspace, scripted, make_engine, tmp_path
+) -> None:
+    # Issue 34 §3: the reservation guessed a PDF's input from its bytes (~1 token per 40), far below
+    # what Anthropic documents per page, so a long paper's call went out under a cap it could pass.
+    paper = text_pdf(tmp_path / "long.pdf", [f"Page {n}." for n in range(1, 41)])  # 40 short pages
+    assert paper.stat().st_size // 40 < 40 * 3_000
+    workspace.select_pdf(paper)
+    workspace.update_settings(budget_usd=0.25)  # 40 pages at 3,000 tokens, $3 per 1M: $0.36 of input
+    scripted["Claude"].scripts["any"] = [Reply("read it all", Usage(input_tokens=120_000, output_tokens=10))]
+    events = await run_turn(make_engine(), Mode.CLAUDE, "Summarise the paper.")
+    message = of_type(events, RunFailed)[0].message
+    assert message.startswith("Budget stop") and "$0.25 cap" in message
+    assert scripted["Claude"].calls == []  # refused before it was sent

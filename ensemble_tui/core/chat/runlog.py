@@ -20,6 +20,7 @@ class CallRecord:
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
     started_s: float = 0.0  # when the attempt was sent, seconds after the turn's caller was made
+    estimated: bool = False  # abandoned after it was sent: its cost is its input alone, estimated
 
 
 @dataclass

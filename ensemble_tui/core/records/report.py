@@ -92,6 +92,7 @@ def _cost_cell(call: CallRecord, simulated: bool) -> str:
     """A call's cost to the hundredth of a cent (calls are compared with each other), and how
     it is known: billed, estimated, or simulated (a demo's call, at the configured prices)."""
     basis = "sim." if simulated else "billed" if call.usage.cost_exact else "est."
+    basis += " (input alone)" if call.estimated else ""
     return f"${call.cost_usd:.4f} {basis}"
 
 

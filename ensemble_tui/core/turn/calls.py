@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ensemble_tui.core.chat.runlog import CallRecord
 from ensemble_tui.core.config import ModelSpec, ProviderConfig
-from ensemble_tui.core.paper.pdf import size_refusal
+from ensemble_tui.core.paper.pdf import pdf_info, size_refusal
 from ensemble_tui.core.provider import (
     CallRequest,
     ErrorKind,
@@ -31,15 +31,34 @@ from ensemble_tui.core.provider import (
     Usage,
 )
 from ensemble_tui.core.settings import Settings
-from ensemble_tui.core.store.budget_ledger import BudgetLedger, BudgetRefused, LocalLedger, Reservation
+from ensemble_tui.core.store.budget_ledger import (
+    BudgetLedger,
+    BudgetRefused,
+    LedgerUnwritable,
+    LocalLedger,
+    Reservation,
+    ReservationsInFlight,
+)
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.core.turn.costs import BudgetExceeded, output_allowance, usage_cost
-from ensemble_tui.core.turn.events import CostUpdated, EngineEvent, Notice, RetryScheduled
+from ensemble_tui.core.turn.costs import (
+    MAX_SEARCHES_PER_CALL,
+    BudgetExceeded,
+    input_bound,
+    output_allowance,
+    unconfirmed_phrase,
+    usage_cost,
+)
+from ensemble_tui.core.turn.events import CostUpdated, EngineEvent, Notice, RetryScheduled, StatusChanged
 from ensemble_tui.core.turn.retry import CallRole, RetryPolicy
 
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
+
+# How often a call kept waiting by other calls in flight looks at the ledger again (it waits for
+# calls to settle, in this process or another one: real time, not a retry's backoff).
+RESERVATION_POLL_S = 0.25
+WAITING_FOR_RESERVATIONS = "Budget: waiting for calls in flight to settle ({reserved} reserved{whose})…"
 
 
 @dataclass(frozen=True)
@@ -73,6 +92,8 @@ class ModelCaller:
 
     def __post_init__(self) -> None:
         self._pdf_bytes = self.pdf.stat().st_size if self.pdf is not None else 0
+        self._pdf_pages = pdf_info(self.pdf).pages if self.pdf is not None else None
+        self._unconfirmed_noted = False  # the chat's unconfirmed reservations are told once a turn
         self._began = time.monotonic()  # each call's record says when it started, from here
 
     def model_for(self, provider: str) -> str:
@@ -93,6 +114,7 @@ class ModelCaller:
             pdf=self.pdf if output_schema is None else None,
             temperature=self.settings.temperature if spec.temperature else None,
             web_search=spec.web_search and output_schema is None,
+            max_searches=MAX_SEARCHES_PER_CALL if spec.web_search and output_schema is None else None,
             timeout_s=self.policy.timeout_s,
             reasoning_effort=effort if spec.reasoning and effort != "off" else None,
             output_schema=output_schema,
@@ -117,9 +139,11 @@ class ModelCaller:
         if asked.pdf is not None and config.pdf == "file-api":
             if (too_large := size_refusal(provider, config.api, self._pdf_bytes)) is not None:
                 raise ProviderError(ErrorKind.FATAL, too_large)
+        # The provider's documented tokens per page apply only where the PDF goes as a file.
+        protocol = config.api if config.pdf == "file-api" else ""
         retries = 0
         while True:
-            reservation = await self._reserve(spec, asked)
+            reservation = await self._reserve(spec, asked, protocol)
             request = replace(asked, max_output_tokens=reservation.output_tokens)
             started = time.monotonic()
             try:
@@ -135,9 +159,13 @@ class ModelCaller:
                     if isinstance(exc, ProviderError)
                     else ProviderError(ErrorKind.TRANSIENT, f"{provider}: no answer within {request.timeout_s:g} s")
                 )
-                billed = error.usage or Usage()  # a refusal or an empty reply is still paid for
-                cost = self._count(provider, request.model, role, retries + 1, started, error.message, billed, spec)
+                if isinstance(exc, ProviderError):  # the provider answered: what it reported, or nothing
+                    billed = error.usage or Usage()  # a refusal or an empty reply is still paid for
+                    cost = self._count(provider, request.model, role, retries + 1, started, error.message, billed, spec)
+                else:  # abandoned by this client's own time limit: the provider said nothing of it
+                    cost = self._abandoned(provider, request, role, retries + 1, started, spec, protocol, error.message)
                 await self._settle(reservation, cost)
+                self._check_overrun(provider, cost, reservation)
                 log.info("%s %s attempt %d failed: %s", provider, role, retries + 1, error.message)
                 allowed = self.policy.retry.retries_allowed(role, error)
                 delay = self.policy.retry.delay_s(retries + 1, error, self.policy.rng) if retries < allowed else None
@@ -148,12 +176,15 @@ class ModelCaller:
                 await self.policy.sleep(delay)
                 continue
             except asyncio.CancelledError:
-                # The provider bills a call it has started: it counts at its reserved worst case.
-                worst = reservation.worst_usd
-                self._record(provider, request.model, role, retries + 1, started, "cancelled", Usage(), worst)
+                # Sent, then abandoned: no bill comes back, so it counts at its input alone, an
+                # estimate (README, "Budget": what each provider bills for an abandoned request).
+                cost = self._abandoned(provider, request, role, retries + 1, started, spec, protocol, "cancelled")
+                with contextlib.suppress(Exception):
+                    await self._settle(reservation, cost)
                 raise
             cost = self._count(provider, request.model, role, retries + 1, started, "ok", reply.usage, spec)
             await self._settle(reservation, cost)
+            self._check_overrun(provider, cost, reservation)
             text = strip_control(reply.text).strip()
             if reply.truncated:
                 limit = f"{reservation.output_tokens:,}-token output limit"
@@ -162,24 +193,91 @@ class ModelCaller:
             sources = tuple(strip_control(url) for url in reply.sources if url.startswith(("http://", "https://")))
             return Reply(text, reply.usage, sources, reply.truncated)
 
-    async def _reserve(self, spec: ModelSpec, request: CallRequest) -> Reservation:
-        """Reserve the call's worst case (BudgetExceeded if it does not fit). The ledger may
-        wait for another process's lock, so it runs in a thread; a reservation made while this
-        turn was cancelled is given back."""
+    async def _reserve(self, spec: ModelSpec, request: CallRequest, protocol: str) -> Reservation:
+        """Reserve the call's worst case (BudgetExceeded if it does not fit). A call kept out only
+        by calls still in flight waits for them to settle, at most as long as a call may take,
+        and the status says so. The ledger may wait for another process's lock, so it runs in a
+        thread; a reservation made while this turn was cancelled is given back."""
         cap = self.settings.budget_usd
 
         def size(remaining: float) -> tuple[int, float] | None:
-            return output_allowance(spec, request, self._pdf_bytes, remaining)
+            return output_allowance(spec, request, self._pdf_bytes, remaining, self._pdf_pages, protocol)
 
-        pending = asyncio.ensure_future(asyncio.to_thread(self.ledger.reserve, self.spent_before, cap, size))
-        try:
-            return await asyncio.shield(pending)
-        except BudgetRefused as refused:
-            raise BudgetExceeded(refused.spent, cap, simulated=self.simulated) from None
-        except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
-                await self._settle(await pending, 0.0)  # never sent: nothing billed
-            raise
+        deadline = time.monotonic() + request.timeout_s + min(5.0, request.timeout_s)
+        waiting = False
+        while True:
+            pending = asyncio.ensure_future(asyncio.to_thread(self.ledger.reserve, self.spent_before, cap, size))
+            try:
+                reservation = await asyncio.shield(pending)
+            except ReservationsInFlight as refused:
+                if time.monotonic() >= deadline:
+                    raise self._refusal(refused) from None
+                if not waiting:
+                    waiting = True
+                    whose = " by another process" if refused.tally.in_flight_elsewhere > 0 else ""
+                    reserved = f"${refused.tally.in_flight:.2f}"
+                    self.emit(StatusChanged(WAITING_FOR_RESERVATIONS.format(reserved=reserved, whose=whose)))
+                await asyncio.sleep(RESERVATION_POLL_S)
+            except BudgetRefused as refused:
+                raise self._refusal(refused) from None
+            except LedgerUnwritable as failed:
+                reason = (
+                    f"the budget ledger in History.sqlite3 cannot be written ({failed.reason}), so no paid "
+                    "call is sent - free some disk space or fix the home's permissions, then retry."
+                )
+                raise BudgetExceeded(0.0, cap, simulated=self.simulated, reason=reason) from None
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await self._settle(await pending, 0.0)  # never sent: nothing billed
+                raise
+            else:
+                if reservation.unconfirmed > 0 and not self._unconfirmed_noted:
+                    self._unconfirmed_noted = True
+                    phrase = unconfirmed_phrase(reservation.unconfirmed, reservation.unconfirmed_since)
+                    self.emit(Notice(f"Budget: this chat counts {phrase} (`ensemble-tui budget --release` frees it)."))
+                return reservation
+
+    def _refusal(self, refused: BudgetRefused) -> BudgetExceeded:
+        tally = refused.tally
+        return BudgetExceeded(
+            tally.spent,
+            refused.cap,
+            simulated=self.simulated,
+            reserved=tally.in_flight,
+            elsewhere=tally.in_flight_elsewhere > 0,
+            unconfirmed=tally.unconfirmed,
+            unconfirmed_since=tally.unconfirmed_since,
+        )
+
+    def _abandoned(
+        self,
+        provider: str,
+        request: CallRequest,
+        role: CallRole,
+        attempt: int,
+        started: float,
+        spec: ModelSpec,
+        protocol: str,
+        outcome: str,
+    ) -> float:
+        """Record a call sent and then abandoned, of which no bill came back: its input alone, at
+        the bound it was reserved with, marked as an estimate (CallRecord.estimated)."""
+        usage = Usage(input_tokens=input_bound(request, self._pdf_bytes, self._pdf_pages, protocol))
+        cost = self._count(provider, request.model, role, attempt, started, outcome, usage, spec)
+        self.calls[-1].estimated = True
+        return cost
+
+    def _check_overrun(self, provider: str, cost: float, reservation: Reservation) -> None:
+        """A bill past the call's worst case that takes the chat past its cap stops the turn
+        here: no further call is sent on a bound that proved wrong (README, "Budget")."""
+        cap = self.settings.budget_usd
+        total = self.spent_before + self.spent
+        if cost > reservation.worst_usd + 1e-9 and total > cap:
+            reason = (
+                f"{provider} billed ${cost:.4f}, more than the ${reservation.worst_usd:.4f} it was bounded at, "
+                f"which takes this chat to ${total:.2f}, past its ${cap:.2f} cap - the turn stops here."
+            )
+            raise BudgetExceeded(total, cap, simulated=self.simulated, reason=reason)
 
     async def _settle(self, reservation: Reservation, billed: float) -> None:
         """Settle a reservation to what was billed; finished even if the turn is cancelled meanwhile."""
