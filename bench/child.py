@@ -278,8 +278,10 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
         headless.beside_warm_up = no_warm_up  # type: ignore[assignment]
     timed: dict[str, Any] = {}
 
-    def attach(workspace: Any, env: Any, pdf: Any = None) -> None:
-        bootstrap.attach_providers(workspace, args["env"], pdf)
+    def attach(workspace: Any, env: Any, *rest: Any, **options: Any) -> None:
+        """`bootstrap.attach_providers` as `ask` calls it (whatever its options), with the
+        benchmark's simulator for `env`; then its adapters timed."""
+        bootstrap.attach_providers(workspace, args["env"], *rest, **options)
         timed["times"] = timed_providers(workspace)
 
     headless.attach_providers = attach  # type: ignore[assignment]
