@@ -7,6 +7,7 @@ import sys
 from ensemble_tui.bootstrap import attach_providers, build_app, demo_on_standby
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.logs import LOG_FILE, configure_logging
+from ensemble_tui.ui.hangup import end_on_hangup
 from ensemble_tui.ui.notify import SystemNotifier
 
 __all__ = ["LOG_FILE", "configure_logging", "launch"]  # the log's setup lives in ensemble_tui/logs.py
@@ -14,6 +15,7 @@ __all__ = ["LOG_FILE", "configure_logging", "launch"]  # the log's setup lives i
 
 def launch(workspace: Workspace, *, pdf: str | None = None, demo: bool = False) -> int:
     configure_logging(workspace.paths.logs)
+    end_on_hangup()  # a closed terminal ends the app, even one stuck shutting down (ui/hangup.py)
     try:
         with demo_on_standby(demo, workspace.paths.root) as standby:
             attach_providers(workspace, standby.env if standby else None, pdf, prepare=False)
