@@ -29,7 +29,6 @@ from ensemble_tui.ui.chat_log.rendering import set_math_rendering
 KEY_INTERVAL_S = 0.1  # a fast typist: ten keys a second
 KEY_TAIL = 6  # a key has arrived when the focused widget's text ends with the last KEY_TAIL letters typed
 KEY_TIMEOUT_S = 3.0
-REPLY_TIMEOUT_S = 8.0  # a reply not on screen by then counts as missed  # a key not on screen by then counts as missed
 
 
 def open_chat(args: dict[str, Any]) -> dict[str, Any]:
@@ -157,7 +156,7 @@ async def _append_reply(app: Any, times: Any, args: dict[str, Any]) -> dict[str,
             shown = probe.wait_for(start_marker(name))
             pressed = await send_question(typist, f"[lat=0] [reply={name}] Please add reply {name}.")
             try:
-                at = await asyncio.wait_for(asyncio.shield(shown), REPLY_TIMEOUT_S)
+                at = await asyncio.wait_for(asyncio.shield(shown), args["reply_timeout"])
             except TimeoutError:  # the reply's start never came into view
                 results.append({"missed": True})
             else:
@@ -282,8 +281,10 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
     timed: dict[str, Any] = {}
     attach_providers = bootstrap.attach_providers
 
-    def attach(workspace: Any, env: Any, pdf: Any = None, *, prepare: bool = True) -> None:
-        attach_providers(workspace, args["env"], pdf, prepare=prepare)
+    def attach(workspace: Any, env: Any, *rest: Any, **options: Any) -> None:
+        """`bootstrap.attach_providers` as `ask` calls it (whatever its options), with the
+        benchmark's simulator for `env`; then its adapters timed."""
+        attach_providers(workspace, args["env"], *rest, **options)
         timed["times"] = timed_providers(workspace)
 
     bootstrap.attach_providers = attach  # type: ignore[assignment]

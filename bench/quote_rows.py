@@ -18,17 +18,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, millis, ratio, seconds, verdict
 from ensemble_tui.core.paper.paper_index import build_index
 from ensemble_tui.core.paper.pdf_pages import read_page_texts
 from ensemble_tui.core.paper.quotes import check_quotes
 
-PAGES = 300
 WORDS_PER_PAGE = 450
 REPLY_WORDS = 5000
 FOUND, MISSING = 12, 8
 GOAL_S = 0.050
-RUNS = 21
 
 VOCABULARY = (
     "model models answer answers aggregator proposal proposals round rounds debate council vote ranking "
@@ -45,13 +44,13 @@ def _sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def make_paper(path: Path, rng: random.Random) -> Path:
+def make_paper(path: Path, rng: random.Random, pages: int) -> Path:
     from fpdf import FPDF
 
     pdf = FPDF()
     pdf.set_auto_page_break(False)
     pdf.set_font("Helvetica", size=9)
-    for number in range(1, PAGES + 1):
+    for number in range(1, pages + 1):
         pdf.add_page()
         pdf.set_xy(15, 8)
         pdf.cell(text="Journal of Model Ensembles 12 (2026)")
@@ -69,7 +68,7 @@ def make_paper(path: Path, rng: random.Random) -> Path:
 def _one_number_changed(pages: tuple[str, ...], rng: random.Random) -> str:
     """A true passage holding a number, with that number's first digit changed: a near miss."""
     while True:
-        words = pages[rng.randrange(PAGES)].split()
+        words = pages[rng.randrange(len(pages))].split()
         start = rng.randrange(10, len(words) - 30)
         span = words[start : start + 15]
         numbers = [i for i, word in enumerate(span) if word[0].isdigit()]
@@ -83,7 +82,7 @@ def make_reply(pages: tuple[str, ...], rng: random.Random) -> tuple[str, list[in
     """Prose with the quotations spread through it, and the page each should be found on."""
     quotes: list[tuple[str, int | None]] = []
     for n in range(FOUND):
-        page = rng.randrange(PAGES - 1)
+        page = rng.randrange(len(pages) - 1)
         words = pages[page].split()
         if n % 4 == 0:  # across the page break: the page's last words, then the next page's first
             following = pages[page + 1].split()[6:]  # past the running header (six words)
@@ -108,7 +107,7 @@ def make_reply(pages: tuple[str, ...], rng: random.Random) -> tuple[str, list[in
     return "\n\n".join(prose), [page for _, page in quotes]
 
 
-def median_time(action: Callable[[], object], runs: int = RUNS) -> float:
+def median_time(action: Callable[[], object], runs: int) -> float:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -117,15 +116,16 @@ def median_time(action: Callable[[], object], runs: int = RUNS) -> float:
     return statistics.median(times)
 
 
-def run(root: Path) -> list[Row]:
+def run(root: Path, sizes: Sizes = FULL) -> list[Row]:
     rng = random.Random(17)
+    runs = sizes.quote_runs
     try:
-        paper = make_paper(root / "paper-300-pages.pdf", rng)
+        paper = make_paper(root / f"paper-{sizes.pages}-pages.pdf", rng, sizes.pages)
         cache = root / "quote-cache"
         started = time.perf_counter()
         texts = read_page_texts(paper, cache)
         first_read = time.perf_counter() - started
-        cached_read = median_time(lambda: read_page_texts(paper, cache), runs=5)
+        cached_read = median_time(lambda: read_page_texts(paper, cache), runs=min(5, runs))
         started = time.perf_counter()
         index = build_index(texts)
         build = time.perf_counter() - started
@@ -135,28 +135,28 @@ def run(root: Path) -> list[Row]:
         if pages != expected:
             raise RuntimeError(f"quotations found on pages {pages}, expected {expected}")
         found = sum(check.found for check in report.quotes)
-        check = median_time(lambda: check_quotes(reply, index))
+        check = median_time(lambda: check_quotes(reply, index), runs)
         raw = "\n".join(texts.pages)
         plain = [q.quotation.text for q in report.quotes]
-        bare = median_time(lambda: [raw.find(text) for text in plain])
+        bare = median_time(lambda: [raw.find(text) for text in plain], runs)
     except Exception as exc:
-        return [error_row("7.a", "quote check: 5,000-word reply, 300-page paper", exc)]
+        return [error_row("7.a", f"quote check: 5,000-word reply, {sizes.pages}-page paper", exc)]
     words = len(reply.split())
     return [
         Row(
             "7.a",
-            "quote check: 5,000-word reply, 300-page paper",
+            f"quote check: 5,000-word reply, {sizes.pages}-page paper",
             millis(check),
             f"bare find {millis(bare)}",
             ratio(check, bare),
             f"<= {GOAL_S * 1000:.0f} ms",
             verdict(check <= GOAL_S),
-            f"median of {RUNS}; reply {words} words, {len(report.quotes)} quotations ({found} found), "
+            f"median of {runs}; reply {words} words, {len(report.quotes)} quotations ({found} found), "
             f"{len(report.references)} references; baseline: one str.find per quotation in the raw text",
         ),
         Row(
             "7.b",
-            "quote check: index of the 300-page paper (once a paper)",
+            f"quote check: index of the {sizes.pages}-page paper (once a paper)",
             seconds(build),
             "-",
             "-",

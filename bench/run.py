@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from bench import quote_rows, startup_rows, turn_rows, ui_rows, upload_rows, warm_rows
+from bench.sizes import FULL, SMOKE, Sizes
 from bench.table import Row, render
 
 ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7", "8")
@@ -42,7 +43,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=120.0,
         help="seconds the naive Markdown-per-message baseline of row 2 may take before it is stopped",
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every row once at its smallest size (bench/sizes.py), to check that the rows run; figures meaningless",
+    )
     return parser.parse_args(argv)
+
+
+def run_rows(wanted: set[str], repeats: int, naive_timeout_s: float, sizes: Sizes = FULL) -> list[Row]:
+    """The rows of the families in `wanted`, in a temporary folder deleted at the end."""
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="ensemble-bench-") as tmp:
+        root = Path(tmp)
+        if "1" in wanted:
+            rows += turn_rows.run(root, repeats, sizes)
+        if wanted & {"2", "3", "4"}:
+            rows += ui_rows.run(root, wanted, repeats, naive_timeout_s, sizes)
+        if "5" in wanted:
+            rows += startup_rows.run(root, repeats, sizes)
+        if "6" in wanted:
+            rows += upload_rows.run(root, sizes)
+        if "7" in wanted:
+            rows += quote_rows.run(root, sizes)
+        if "8" in wanted:
+            rows += warm_rows.run(root, repeats, sizes)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,21 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {row.strip() for row in args.rows.split(",") if row.strip()}
     started = time.perf_counter()
     print(f"ensemble-tui benchmarks (issue 7) on {machine()}", flush=True)
-    rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="ensemble-bench-") as tmp:
-        root = Path(tmp)
-        if "1" in wanted:
-            rows += turn_rows.run(root, args.repeats)
-        if wanted & {"2", "3", "4"}:
-            rows += ui_rows.run(root, wanted, args.repeats, args.naive_timeout)
-        if "5" in wanted:
-            rows += startup_rows.run(root, args.repeats)
-        if "6" in wanted:
-            rows += upload_rows.run(root)
-        if "7" in wanted:
-            rows += quote_rows.run(root)
-        if "8" in wanted:
-            rows += warm_rows.run(root, args.repeats)
+    if args.smoke:
+        print("smoke run: every row once at its smallest size; the figures mean nothing", flush=True)
+        rows = run_rows(wanted, 1, min(args.naive_timeout, 30.0), SMOKE)
+    else:
+        rows = run_rows(wanted, args.repeats, args.naive_timeout)
     print(render(rows))
     print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s", flush=True)
     return 0

@@ -4,7 +4,7 @@
 are started in a 120x40 pty; the clock runs from the spawn to the first bytes of the footer's
 last key ("palette"): the first complete frame. (Textual's Footer adds its keys a few frames
 after the first frame; ensemble-tui's footer has them in its first.) Each app is started
-STARTS times, interleaved, and the fastest start of each is compared. Both apps are
+`Sizes.starts` times (bench/sizes.py), interleaved, and the fastest start of each is compared. Both apps are
 stopped with Ctrl+Q (killed if they do not quit). `--demo` gets its own data folder
 (XDG_DATA_HOME in the run's temporary directory), so the user's demo chats are never touched;
 one untimed launch first seeds it. `--version` is timed against `python -c pass`, and a fresh
@@ -34,14 +34,12 @@ import termios
 import time
 from pathlib import Path
 
+from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, ratio, seconds, verdict
 
 FOOTER_MARK = b"palette"
 ROWS, COLS = 40, 120
 START_GOAL = 1.5
-# Starts of each app per run. One start moves by 20-40% with the machine's load: the medians of
-# five or eleven starts put the same code at 1.18-1.65 in consecutive runs, the fastest at 1.34-1.43.
-STARTS = 11
 VERSION_GOAL_S = 0.3
 SDK_MODULES = ("openai", "anthropic", "google.genai", "textual")
 
@@ -125,7 +123,7 @@ def sdk_imports_of_version(env: dict[str, str]) -> list[str]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run(root: Path, repeats: int) -> list[Row]:
+def run(root: Path, repeats: int, sizes: Sizes = FULL) -> list[Row]:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("ENSEMBLE_TUI", "TEXTUAL"))},
         "TERM": "xterm-256color",
@@ -143,16 +141,17 @@ def run(root: Path, repeats: int) -> list[Row]:
 
         compileall.compile_dir(Path(ensemble_tui.__file__).parent, quiet=1)
         compileall.compile_dir(Path(__file__).parent, quiet=1)
-        first_frame_s(demo, env)  # seeds the demo home; not timed
-        first_frame_s(bare, env)
-        first_frame_s(like, env)
+        if sizes.seed_starts:
+            first_frame_s(demo, env)  # seeds the demo home; not timed
+            first_frame_s(bare, env)
+            first_frame_s(like, env)
         demo_runs, bare_runs, like_runs = [], [], []
-        for _ in range(max(STARTS, repeats)):  # interleaved, so all see the same machine load
+        for _ in range(max(sizes.starts, repeats)):  # interleaved, so all see the same machine load
             demo_runs.append(first_frame_s(demo, env))
             bare_runs.append(first_frame_s(bare, env))
             like_runs.append(first_frame_s(like, env))
         # The fastest start of each: a start is only ever slowed by what else the machine does
-        # (timeit's reasoning), and the fastest are steady where medians are not (see STARTS).
+        # (timeit's reasoning), and the fastest are steady where medians are not (see Sizes.starts).
         demo_s, bare_s, like_s = min(demo_runs), min(bare_runs), min(like_runs)
         rows.append(
             Row(
@@ -187,8 +186,9 @@ def run(root: Path, repeats: int) -> list[Row]:
     except Exception as exc:
         rows.append(error_row("5.a", "start-up: ensemble-tui --demo to first frame", exc))
     try:
-        version = statistics.median(wall_s([cli_path(), "--version"], env) for _ in range(max(5, repeats)))
-        python = statistics.median(wall_s([sys.executable, "-c", "pass"], env) for _ in range(max(5, repeats)))
+        runs = max(sizes.version_runs, repeats)
+        version = statistics.median(wall_s([cli_path(), "--version"], env) for _ in range(runs))
+        python = statistics.median(wall_s([sys.executable, "-c", "pass"], env) for _ in range(runs))
         heavy = sdk_imports_of_version(env)
         rows.append(
             Row(

@@ -1,7 +1,7 @@
 """Row 1: a turn costs only its model calls.
 
-Every model call takes exactly `LATENCY_S` in the simulator (a separate process). A turn's
-critical path is then `waves x LATENCY_S`, where a wave is a set of calls that run together
+Every model call takes exactly `latency_s` (1 s, bench/sizes.py) in the simulator (a separate process).
+A turn's critical path is then `waves x latency_s`, where a wave is a set of calls that run together
 (proposers, then the aggregator, ...); the waves are found from when the calls started, as the
 engine saw them, so a repair request or a retry would show up as the extra wave it is. The
 wall time of `Engine.run(mode, text, style)`, consumed to the end, over that critical path is
@@ -23,6 +23,7 @@ import httpx2
 
 from bench.apps import CallTimes, timed_providers
 from bench.simproc import SimProcess
+from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, ratio, seconds, verdict
 from ensemble_tui.bootstrap import attach_providers
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
@@ -30,7 +31,6 @@ from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ReplyCommitted, RunFailed
 from ensemble_tui.core.workspace import Workspace
 
-LATENCY_S = 1.0
 GOAL = 1.05
 
 
@@ -76,7 +76,9 @@ def waves(spans: list[tuple[str, float, float]], latency_s: float) -> list[int]:
     return sizes
 
 
-async def run_turn(engine: Engine, case: TurnCase, number: int, times: CallTimes) -> tuple[float, list[int]]:
+async def run_turn(
+    engine: Engine, case: TurnCase, number: int, times: CallTimes, latency_s: float
+) -> tuple[float, list[int]]:
     """Wall time of one turn and its waves; raises if the turn did not end with a final reply."""
     times.spans.clear()
     engine.workspace.settings.claim_map = case.claim_map  # its call must share the aggregator's wave
@@ -87,13 +89,13 @@ async def run_turn(engine: Engine, case: TurnCase, number: int, times: CallTimes
     failed = [event.message for event in events if isinstance(event, RunFailed)]
     if failed or not any(isinstance(event, ReplyCommitted) for event in events):
         raise RuntimeError(f"the turn failed: {failed[0] if failed else 'no final reply'}")
-    return wall, waves(times.spans, LATENCY_S)
+    return wall, waves(times.spans, latency_s)
 
 
-async def bare_replay(env: dict[str, str], sizes: list[int]) -> float:
+async def bare_replay(env: dict[str, str], sizes: list[int], latency_s: float) -> float:
     """The same waves as bare concurrent Chat Completions posts to the simulator."""
     url = env["ENSEMBLE_TUI_SIMULATOR_CHAT_URL"] + "/replay/v1/chat/completions"
-    body = {"model": "bare", "messages": [{"role": "user", "content": f"[lat={LATENCY_S}] Bare call."}]}
+    body = {"model": "bare", "messages": [{"role": "user", "content": f"[lat={latency_s}] Bare call."}]}
     headers = {"authorization": "Bearer sk-bare-replay"}
     async with httpx2.AsyncClient(timeout=30) as client:
         await client.post(
@@ -107,7 +109,7 @@ async def bare_replay(env: dict[str, str], sizes: list[int]) -> float:
         return time.perf_counter() - started
 
 
-async def measure(home: Path, env: dict[str, str], repeats: int) -> list[Row]:
+async def measure(home: Path, env: dict[str, str], repeats: int, latency_s: float) -> list[Row]:
     workspace = Workspace.open(home)
     attach_providers(workspace, env)
     times = timed_providers(workspace)
@@ -115,18 +117,20 @@ async def measure(home: Path, env: dict[str, str], repeats: int) -> list[Row]:
     rows: list[Row] = []
     try:
         # Warm-up, not timed: SDK imports, PDF uploads and text extraction, open connections.
-        await run_turn(engine, TurnCase("warm", "", Mode.ALL, tags="[lat=0] [one-pass]"), 0, times)
+        await run_turn(engine, TurnCase("warm", "", Mode.ALL, tags="[lat=0] [one-pass]"), 0, times, latency_s)
         for number, case in enumerate(CASES, start=1):
             try:
-                runs = [await run_turn(engine, case, number * 10 + attempt, times) for attempt in range(repeats)]
+                runs = [
+                    await run_turn(engine, case, number * 10 + attempt, times, latency_s) for attempt in range(repeats)
+                ]
             except Exception as exc:  # one broken style must not hide the other rows
                 rows.append(error_row(case.key, case.what, exc))
                 continue
             walls = [wall for wall, _ in runs]
             sizes = runs[0][1]
             wall = statistics.median(walls)
-            critical = len(sizes) * LATENCY_S
-            bare = await bare_replay(env, sizes)
+            critical = len(sizes) * latency_s
+            bare = await bare_replay(env, sizes, latency_s)
             rows.append(
                 Row(
                     case.key,
@@ -147,9 +151,9 @@ async def measure(home: Path, env: dict[str, str], repeats: int) -> list[Row]:
     return rows
 
 
-def run(root: Path, repeats: int) -> list[Row]:
+def run(root: Path, repeats: int, sizes: Sizes = FULL) -> list[Row]:
     from bench.homes import make_home
 
     home = make_home(root, "turns")
-    with SimProcess(LATENCY_S) as sim:
-        return asyncio.run(measure(home, sim.env, repeats))
+    with SimProcess(sizes.latency_s) as sim:
+        return asyncio.run(measure(home, sim.env, repeats, sizes.latency_s))

@@ -14,21 +14,18 @@ from typing import Any
 
 from bench.homes import make_home
 from bench.simproc import SimProcess
+from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, millis, ratio, seconds, verdict
 
-OPEN_TURNS = 200
 OPEN_GOAL_S = 1.0
 RSS_GOAL_MB = 250.0
 MATH_GOAL = 1.10  # showing LaTeX as text may slow opening a math-heavy chat by 10 % at most (issue 16)
-APPEND_SIZES = (50, 200, 1000)
 APPEND_GOAL_S = 0.100
 FLAT_GOAL = 1.5
-# Replies timed per size for each --repeats: one reply's time depends on where it falls among
-# the app's frames (a frame under way, or one just drawn, delays the next by up to ~30 ms), so
-# a median needs a dozen of them to say anything about the chat's size.
-REPLIES_PER_REPEAT = 4
+# Replies timed per size for each --repeats (Sizes.replies_per_repeat, 4): one reply's time
+# depends on where it falls among the app's frames (a frame under way, or one just drawn, delays
+# the next by up to ~30 ms), so a median needs a dozen of them to say anything about the chat's size.
 LAG_GOAL_S = 0.050
-BIG_REPLY = 50 * 1024
 
 
 def run_child(task: str, args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
@@ -46,14 +43,14 @@ def run_child(task: str, args: dict[str, Any], timeout_s: float) -> dict[str, An
     return json.loads(lines[-1])
 
 
-def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: float) -> list[Row]:
+def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: float, turns: int) -> list[Row]:
     """Row 2: open a 200-turn chat; the naive baseline is one Markdown widget per message."""
-    home = make_home(root, "open", OPEN_TURNS)
-    args = {"home": str(home), "turns": OPEN_TURNS, "env": env}
+    home = make_home(root, "open", turns)
+    args = {"home": str(home), "turns": turns, "env": env}
     try:
         runs = [run_child("open", {**args, "app": "app"}, 60) for _ in range(repeats)]
     except Exception as exc:
-        return [error_row("2.a", "open a 200-turn chat: first complete frame", exc)]
+        return [error_row("2.a", f"open a {turns}-turn chat: first complete frame", exc)]
     app_s = statistics.median(run["seconds"] for run in runs)
     app_mb = max(run["VmHWM"] for run in runs)
     try:
@@ -65,7 +62,7 @@ def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: floa
     return [
         Row(
             "2.a",
-            "open a 200-turn chat: first complete frame",
+            f"open a {turns}-turn chat: first complete frame",
             seconds(app_s),
             naive_label,
             ratio(app_s, naive_s),
@@ -77,7 +74,7 @@ def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: floa
         ),
         Row(
             "2.b",
-            "open a 200-turn chat: peak RSS",
+            f"open a {turns}-turn chat: peak RSS",
             f"{app_mb:.0f} MB",
             f"naive {naive_mb:.0f} MB" if not math.isnan(naive_mb) else "naive n/a",
             ratio(app_mb, naive_mb),
@@ -88,7 +85,7 @@ def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: floa
     ]
 
 
-def opening_math(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
+def opening_math(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> list[Row]:
     """Row 2.c: open a 200-turn chat whose every reply holds LaTeX, with math shown as text
     against the same chat shown raw; runs interleaved so the machine's load hits both alike.
 
@@ -99,25 +96,26 @@ def opening_math(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
     import ensemble_tui
 
     compileall.compile_dir(Path(ensemble_tui.__file__).parent, quiet=1)
-    home = make_home(root, "openmath", OPEN_TURNS, math=True)
-    args = {"home": str(home), "turns": OPEN_TURNS, "env": env, "app": "app"}
+    turns = sizes.open_turns
+    home = make_home(root, "openmath", turns, math=True)
+    args = {"home": str(home), "turns": turns, "env": env, "app": "app"}
     shown: list[float] = []
     raw: list[float] = []
     cpu: dict[bool, list[float]] = {True: [], False: []}
     try:
-        for _ in range(max(repeats, 3)):
+        for _ in range(max(repeats, sizes.math_runs)):
             for math_on, times in ((True, shown), (False, raw)):
                 run = run_child("open", {**args, "math": math_on}, 60)
                 times.append(run["seconds"])
                 cpu[math_on].append(run["cpu"])
     except Exception as exc:
-        return [error_row("2.c", "open a 200-turn math chat: math as text", exc)]
+        return [error_row("2.c", f"open a {turns}-turn math chat: math as text", exc)]
     shown_s, raw_s = statistics.median(shown), statistics.median(raw)
     shown_cpu, raw_cpu = statistics.median(cpu[True]), statistics.median(cpu[False])
     return [
         Row(
             "2.c",
-            "open a 200-turn math chat: math as text",
+            f"open a {turns}-turn math chat: math as text",
             seconds(shown_s),
             f"LaTeX raw {seconds(raw_s)}",
             ratio(shown_s, raw_s),
@@ -136,7 +134,7 @@ def spread(values: list[float]) -> str:
     return f"median {statistics.median(values) * 1000:.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
 
 
-def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
+def appending(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> list[Row]:
     """Row 3: the app's share of adding a reply (Enter to the reply on screen, less the model
     call), the model answering at once, at 50, 200 and 1000 turns; baseline: the same in an
     empty chat. The model call itself (the adapter: the SDK building a request that carries the
@@ -147,11 +145,18 @@ def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
     details: dict[int, str] = {}
     missed: dict[int, int] = {}
     rows: list[Row] = []
-    for turns in (0, *APPEND_SIZES):
+    append_sizes = sizes.append_turns
+    for turns in (0, *append_sizes):
         home = make_home(root, f"append{turns}", turns, last_mode="chatgpt")
         try:
-            args = {"home": str(home), "turns": turns, "env": env, "repeats": repeats * REPLIES_PER_REPEAT}
-            result = run_child("append", args, 180)
+            args = {
+                "home": str(home),
+                "turns": turns,
+                "env": env,
+                "repeats": repeats * sizes.replies_per_repeat,
+                "reply_timeout": sizes.reply_timeout_s,
+            }
+            result = run_child("append", args, max(180.0, 2 * sizes.reply_timeout_s))
         except Exception as exc:
             rows.append(error_row(f"3.{turns}", f"add a reply at {turns} turns", exc))
             continue
@@ -172,7 +177,7 @@ def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
             + (f"; {missed[turns]} of {len(result['runs'])} replies' starts never shown" if missed[turns] else "")
         )
     base = costs.get(0, math.nan)
-    for letter, turns in zip("abc", APPEND_SIZES, strict=True):
+    for letter, turns in zip("abc", append_sizes, strict=False):
         if turns not in costs:
             continue
         rows.append(
@@ -187,12 +192,12 @@ def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
                 details[turns],
             )
         )
-    if APPEND_SIZES[0] in costs and APPEND_SIZES[-1] in costs:
-        small, large = costs[APPEND_SIZES[0]], costs[APPEND_SIZES[-1]]
+    if append_sizes[0] in costs and append_sizes[-1] in costs:
+        small, large = costs[append_sizes[0]], costs[append_sizes[-1]]
         rows.append(
             Row(
                 "3.d",
-                f"flat: reply at {APPEND_SIZES[-1]} vs {APPEND_SIZES[0]} turns",
+                f"flat: reply at {append_sizes[-1]} vs {append_sizes[0]} turns",
                 millis(large),
                 millis(small),
                 ratio(large, small),
@@ -200,12 +205,12 @@ def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
                 verdict(large / small <= FLAT_GOAL),
             )
         )
-    if APPEND_SIZES[0] in calls and APPEND_SIZES[-1] in calls:
-        small, large = calls[APPEND_SIZES[0]], calls[APPEND_SIZES[-1]]
+    if append_sizes[0] in calls and append_sizes[-1] in calls:
+        small, large = calls[append_sizes[0]], calls[append_sizes[-1]]
         rows.append(
             Row(
                 "3.e",
-                f"the model call itself at {APPEND_SIZES[-1]} vs {APPEND_SIZES[0]} turns",
+                f"the model call itself at {append_sizes[-1]} vs {append_sizes[0]} turns",
                 millis(large),
                 millis(small),
                 ratio(large, small),
@@ -217,12 +222,19 @@ def appending(root: Path, env: dict[str, str], repeats: int) -> list[Row]:
     return rows
 
 
-def responsive(root: Path, env: dict[str, str]) -> list[Row]:
+def responsive(root: Path, env: dict[str, str], sizes: Sizes) -> list[Row]:
     """Row 4: lag and keypress-to-screen during an All turn of 50 KB proposals; baseline: idle."""
-    home = make_home(root, "responsive", OPEN_TURNS)
-    args = {"home": str(home), "turns": OPEN_TURNS, "env": env, "big": BIG_REPLY, "idle_s": 3.0, "turn_timeout": 30}
+    home = make_home(root, "responsive", sizes.open_turns)
+    args = {
+        "home": str(home),
+        "turns": sizes.open_turns,
+        "env": env,
+        "big": sizes.big_reply,
+        "idle_s": sizes.idle_s,
+        "turn_timeout": sizes.turn_timeout_s,
+    }
     try:
-        result = run_child("responsive", args, 120)
+        result = run_child("responsive", args, 4 * sizes.turn_timeout_s)
     except Exception as exc:
         return [error_row("4.a", "responsiveness during an All turn", exc)]
     idle = result["idle"]
@@ -258,14 +270,14 @@ def responsive(root: Path, env: dict[str, str]) -> list[Row]:
     return rows
 
 
-def run(root: Path, rows: set[str], repeats: int, naive_timeout_s: float) -> list[Row]:
+def run(root: Path, rows: set[str], repeats: int, naive_timeout_s: float, sizes: Sizes = FULL) -> list[Row]:
     results: list[Row] = []
-    with SimProcess(1.0) as sim:
+    with SimProcess(sizes.latency_s) as sim:
         if "2" in rows:
-            results += opening(root, sim.env, repeats, naive_timeout_s)
-            results += opening_math(root, sim.env, repeats)
+            results += opening(root, sim.env, repeats, naive_timeout_s, sizes.open_turns)
+            results += opening_math(root, sim.env, repeats, sizes)
         if "3" in rows:
-            results += appending(root, sim.env, repeats)
+            results += appending(root, sim.env, repeats, sizes)
         if "4" in rows:
-            results += responsive(root, sim.env)
+            results += responsive(root, sim.env, sizes)
     return results

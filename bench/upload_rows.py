@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bench.homes import make_home, shared_pdf
 from bench.simproc import BenchSimulator
+from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, ratio, verdict
 from ensemble_tui.bootstrap import attach_providers
 from ensemble_tui.core.chat.modes import Mode
@@ -23,16 +24,15 @@ from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import ReplyCommitted
 from ensemble_tui.core.workspace import Workspace
 
-TURNS = 10
 FILE_APIS = ("openai", "anthropic", "gemini")  # the simulator's names of the built-in providers
 
 
-async def session_of_turns(home: Path, env: dict[str, str]) -> None:
+async def session_of_turns(home: Path, env: dict[str, str], turns: int) -> None:
     workspace = Workspace.open(home)
     attach_providers(workspace, env)
     engine = Engine(workspace)
     try:
-        for number in range(1, TURNS + 1):
+        for number in range(1, turns + 1):
             events = [e async for e in engine.run(Mode.ALL, f"[lat=0] Question {number}: and then?")]
             if not any(isinstance(event, ReplyCommitted) for event in events):
                 raise RuntimeError(f"turn {number} gave no final reply")
@@ -41,12 +41,13 @@ async def session_of_turns(home: Path, env: dict[str, str]) -> None:
             await adapter.aclose()  # type: ignore[attr-defined]
 
 
-def run(root: Path) -> list[Row]:
+def run(root: Path, sizes: Sizes = FULL) -> list[Row]:
+    turns = sizes.upload_turns
     home = make_home(root, "uploads")
     pdf_size = shared_pdf(root).stat().st_size
     try:
         with BenchSimulator(latency_s=0.0) as sim:
-            asyncio.run(session_of_turns(home, sim.env))
+            asyncio.run(session_of_turns(home, sim.env, turns))
             scripts = {name: sim.script(name) for name in (*FILE_APIS, "deepseek", "openrouter")}
             calls = {name: len(script.calls) for name, script in scripts.items()}
             uploads = {name: len(script.uploads) for name, script in scripts.items()}
@@ -59,7 +60,7 @@ def run(root: Path) -> list[Row]:
                 for name, script in scripts.items()
             }
     except Exception as exc:
-        return [error_row("6.a", f"uploads over a {TURNS}-turn All session", exc)]
+        return [error_row("6.a", f"uploads over a {turns}-turn All session", exc)]
     file_apis_once = all(uploads[name] == 1 for name in FILE_APIS)
     sent = {name: upload_bytes[name] + inline_bytes[name] for name in scripts}
     naive = {name: pdf_size * calls[name] for name in (*FILE_APIS, "openrouter")}
@@ -69,7 +70,7 @@ def run(root: Path) -> list[Row]:
     return [
         Row(
             "6.a",
-            f"uploads over {TURNS} All turns: OpenAI, Claude, Gemini",
+            f"uploads over {turns} All turns: OpenAI, Claude, Gemini",
             "/".join(str(uploads[name]) for name in FILE_APIS),
             "calls " + "/".join(str(calls[name]) for name in FILE_APIS),
             "-",
@@ -80,7 +81,7 @@ def run(root: Path) -> list[Row]:
         ),
         Row(
             "6.b",
-            f"PDF bytes sent over {TURNS} All turns: the 3 built-ins",
+            f"PDF bytes sent over {turns} All turns: the 3 built-ins",
             f"{built_in_sent / mb:.2f} MB",
             f"naive {built_in_naive / mb:.1f} MB",
             ratio(built_in_sent, built_in_naive),
@@ -90,7 +91,7 @@ def run(root: Path) -> list[Row]:
         ),
         Row(
             "6.c",
-            f"PDF bytes sent over {TURNS} All turns: OpenRouter, DeepSeek",
+            f"PDF bytes sent over {turns} All turns: OpenRouter, DeepSeek",
             f"{sent['openrouter'] / mb:.1f} MB, {sent['deepseek'] / mb:.1f} MB",
             f"naive {naive['openrouter'] / mb:.1f} MB",
             ratio(sent["openrouter"], naive["openrouter"]),

@@ -15,11 +15,10 @@ from pathlib import Path
 
 from bench.homes import make_home
 from bench.simproc import SimProcess
+from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, millis, ratio, verdict
 from bench.ui_rows import run_child
 
-LATENCY_S = 1.0
-DELAY_S = 3.0  # the question is sent this long after the first frame
 FIRST_TURN_GOAL_S = 0.400  # issue 23: the rehearsals' ~190 ms, once per process, did not pay
 ASK_GOAL = 1.15
 
@@ -28,22 +27,32 @@ def listed(runs: list[dict], key: str) -> str:
     return ", ".join(f"{run[key]:.3f}" for run in runs)
 
 
-def prime(home: Path, env: dict[str, str]) -> None:
-    """One untimed `ask` in the chat: the PDF is uploaded and the uploads kept."""
-    run_child("ask", {"home": str(home), "env": env, "warm": True, "number": 0, "latency": LATENCY_S}, 60)
+def prime(home: Path, env: dict[str, str], sizes: Sizes) -> None:
+    """One untimed `ask` in the chat: the PDF is uploaded and the uploads kept (not in a smoke
+    run: its first measured run uploads instead)."""
+    if sizes.prime:
+        run_child("ask", {"home": str(home), "env": env, "warm": True, "number": 0, "latency": sizes.latency_s}, 60)
 
 
-def first_turn(root: Path, env: dict[str, str], repeats: int) -> Row:
-    key, what = "8.a", "first All turn, 3 s after start: Enter to reply"
+def first_turn(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> Row:
+    key, what = "8.a", f"first All turn, {sizes.delay_s:.0f} s after start: Enter to reply"
     home = make_home(root, "firstturn")
-    args = {"home": str(home), "env": env, "delay": DELAY_S, "latency": LATENCY_S, "turn_timeout": 30}
+    latency = sizes.latency_s
+    args = {
+        "home": str(home),
+        "env": env,
+        "delay": sizes.delay_s,
+        "latency": latency,
+        "turn_timeout": sizes.turn_timeout_s,
+    }
     warm: list[dict] = []
     cold: list[dict] = []
     try:
-        prime(home, env)
+        prime(home, env, sizes)
         for attempt in range(repeats):  # each question is numbered: its answer's marker is new on screen
-            warm.append(run_child("first_turn", {**args, "warm": True, "number": 100 + 2 * attempt}, 60))
-            cold.append(run_child("first_turn", {**args, "warm": False, "number": 101 + 2 * attempt}, 60))
+            child_s = 2 * sizes.turn_timeout_s
+            warm.append(run_child("first_turn", {**args, "warm": True, "number": 100 + 2 * attempt}, child_s))
+            cold.append(run_child("first_turn", {**args, "warm": False, "number": 101 + 2 * attempt}, child_s))
     except Exception as exc:
         return error_row(key, what, exc)
     over = statistics.median(run["over"] for run in warm)
@@ -56,21 +65,21 @@ def first_turn(root: Path, env: dict[str, str], repeats: int) -> Row:
         ratio(over, cold_over),
         f"<= {FIRST_TURN_GOAL_S * 1000:.0f} ms",
         verdict(over <= FIRST_TURN_GOAL_S),
-        f"waves {warm[0]['sizes']} x {LATENCY_S} s = {warm[0]['critical']:.1f} s; Enter to the final reply on"
+        f"waves {warm[0]['sizes']} x {latency} s = {warm[0]['critical']:.1f} s; Enter to the final reply on"
         f" screen, warm {listed(warm, 'total')} s; without the warm-up"
         f" {listed(cold, 'total')} s",
     )
 
 
-def ask_calls(root: Path, env: dict[str, str], repeats: int) -> Row:
+def ask_calls(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> Row:
     key, what = "8.b", "ask --mode all: first request to last answer"
     home = make_home(root, "askwarm")
     warm: list[dict] = []
     cold: list[dict] = []
     try:
-        prime(home, env)
+        prime(home, env, sizes)
         for attempt in range(repeats):
-            args = {"home": str(home), "env": env, "latency": LATENCY_S}
+            args = {"home": str(home), "env": env, "latency": sizes.latency_s}
             warm.append(run_child("ask", {**args, "warm": True, "number": 2 * attempt + 1}, 60))
             cold.append(run_child("ask", {**args, "warm": False, "number": 2 * attempt + 2}, 60))
     except Exception as exc:
@@ -93,6 +102,6 @@ def ask_calls(root: Path, env: dict[str, str], repeats: int) -> Row:
     )
 
 
-def run(root: Path, repeats: int) -> list[Row]:
-    with SimProcess(LATENCY_S) as sim:
-        return [first_turn(root, sim.env, repeats), ask_calls(root, sim.env, repeats)]
+def run(root: Path, repeats: int, sizes: Sizes = FULL) -> list[Row]:
+    with SimProcess(sizes.latency_s) as sim:
+        return [first_turn(root, sim.env, repeats, sizes), ask_calls(root, sim.env, repeats, sizes)]

@@ -23,8 +23,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: CommandContext) -> int:
+    from ensemble_tui.ui.hangup import end_on_hangup
     from ensemble_tui.ui.notify import SystemNotifier
 
+    end_on_hangup()  # a closed terminal ends the app, even one stuck writing to it (ui/hangup.py)
     standby = context.standby
     app = bootstrap.build_app(
         context.workspace,

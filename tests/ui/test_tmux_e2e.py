@@ -15,17 +15,54 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from ensemble_tui.ui.hangup import GRACE_S
 from tests.core.helpers import restored_session
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
 
 REPO_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.pdf"
 REPO_ROOT = Path(__file__).resolve().parents[2]
+RUN_TAG = "ENSEMBLE_E2E_RUN"  # in the environment of every process a test starts, and theirs
+
+
+def processes_tagged(tag: str) -> dict[int, str]:
+    """The processes whose environment holds RUN_TAG=`tag`, with their command lines. tmux's
+    server detaches and the app is reparented to init when it goes, so the test's own process
+    tree would not find them: their environment does."""
+    needle = f"{RUN_TAG}={tag}".encode()
+    found: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+@pytest.fixture(autouse=True)
+def nothing_outlives_the_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every process the test started (tmux, the shell, the app) has ended by its end: a closed
+    terminal gives the app GRACE_S to quit (ui/hangup.py). Any left is killed, and the test fails."""
+    tag = uuid.uuid4().hex
+    monkeypatch.setenv(RUN_TAG, tag)
+    yield
+    deadline = time.monotonic() + GRACE_S + 15
+    while (left := processes_tagged(tag)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    assert not left, f"still running after the test: {left}"
 
 
 class TmuxSession:
