@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
+import operator
 import signal
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -38,10 +40,10 @@ from ensemble_tui.ui.actions.pane_switching import PaneSwitching
 from ensemble_tui.ui.actions.pdf_actions import PdfActions
 from ensemble_tui.ui.actions.preferences import Preferences
 from ensemble_tui.ui.actions.reply_actions import ReplyActions
-from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
+from ensemble_tui.ui.bindings import ACTION_BY_ID, ADDED_PROVIDER_KEYS, HELP_ID, main_bindings, shown_key
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry, NoticeKind
 from ensemble_tui.ui.chat_log.claim_lines import start_loading
-from ensemble_tui.ui.commands import palette_commands
+from ensemble_tui.ui.commands import Palette, palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
@@ -53,7 +55,7 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
-from ensemble_tui.ui.screens.help import toggle_help
+from ensemble_tui.ui.screens.help import app_key_groups, toggle_help
 from ensemble_tui.ui.turns.collector import CollectorPolicy
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
@@ -103,7 +105,6 @@ class EnsembleApp(App[int]):
         super().__init__()
         self.workspace = workspace
         self._engine = engine
-        self.cancel_key = "Esc"  # as the status line names it (Keymap.json may remap it)
         self.notifier: ReplyNotifier = notifier or RecordingNotifier()
         self.folder_opener = folder_opener
         self.demo = demo
@@ -129,7 +130,9 @@ class EnsembleApp(App[int]):
         self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
         self._footer: Footer | None = None  # made in compose()
         self._chat_pane: ChatPane | None = None
-        self._keymap_warning: str | None = None  # read in compose()
+        # Configurations/Keymap.json, read once: Textual's keymap remaps the bindings with it, and
+        # the palette, the help screen and the buttons name the keys through it (ui/bindings.py).
+        self.keymap, self._keymap_warning = load_keymap(workspace.paths.configurations / KEYMAP_FILE)
         # The garbage collector's schedule (ui/turns/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
         self._after_start_up = after_start_up
@@ -184,7 +187,8 @@ class EnsembleApp(App[int]):
             ("settings", "Settings", self._settings_pane),
         ]
         self._lazy_panes = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
-        self._keymap_warning = self._load_keymap()
+        if self.keymap:
+            self.set_keymap(self.keymap)  # before the footer shows any key
         yield Header()
         with TabbedContent(id="panes", initial="chat"):
             with TabPane("Chat", id="chat"):
@@ -200,7 +204,7 @@ class EnsembleApp(App[int]):
         """The Shift+F key that runs an added provider alone (None: a built-in, or beyond the keys)."""
         extra = self.workspace.extra_providers
         slot = extra.index(provider) if provider in extra else len(ADDED_PROVIDER_KEYS)
-        return key_name(ADDED_PROVIDER_KEYS[slot]) if slot < len(ADDED_PROVIDER_KEYS) else None
+        return shown_key(f"added.{slot + 1}", self.keymap) if slot < len(ADDED_PROVIDER_KEYS) else None
 
     @property
     def chat(self) -> ChatPane:
@@ -235,14 +239,6 @@ class EnsembleApp(App[int]):
     def lazy_panes(self) -> Mapping[str, LazyPane]:
         return self._lazy_panes
 
-    def _load_keymap(self) -> str | None:
-        """Keymap.json's keys, before the footer shows any; the warning for a broken file."""
-        keymap, warning = load_keymap(self.workspace.paths.configurations / KEYMAP_FILE)
-        if keymap:
-            self.set_keymap(keymap)
-            self.cancel_key = key_name(keymap.get("run.cancel", "escape"))
-        return warning
-
     def on_mount(self) -> None:
         chosen = self.workspace.settings.theme
         if chosen and chosen != self.theme and chosen in self.available_themes:
@@ -253,6 +249,7 @@ class EnsembleApp(App[int]):
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a confirmed quit: the run's cost saved, its question kept
                 loop.add_signal_handler(signum, lambda: self.run_worker(self.turn_keys.quit_confirmed(True)))
+        self.chat.actions.show_keys(self.keymap)
         self.show_session()
         history = self.workspace.session.history  # the last question the chat shows answered:
         answered = next(
@@ -367,20 +364,51 @@ class EnsembleApp(App[int]):
         self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
 
+    @property
+    def cancel_key(self) -> str:
+        """The key that cancels a run, as the status line names it (Keymap.json may remap it)."""
+        return shown_key("run.cancel", self.keymap)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Main-screen actions are off while a dialog is open; Cancel shows only during a run."""
-        if action in MAIN_SCREEN_ACTIONS and len(self.screen_stack) > 1:
+        """The action table's keys (ui/bindings.py): most are off while a dialog is open (they act
+        on the main screen); Cancel only during a run; a Shift+F key only with a provider in its slot."""
+        if action != "do" or not parameters:
+            return True
+        table_action = ACTION_BY_ID.get(str(parameters[0]))
+        if table_action is None:
+            return True
+        if not table_action.over_dialogs and len(self.screen_stack) > 1:
             return False
-        if action == "cancel_run":
+        if table_action.needs_turn:
             return self.turn is not None
-        if action == "send_added":  # a Shift+F key without a provider in its slot
-            slot = parameters[0] if parameters else -1
-            return isinstance(slot, int) and 0 <= slot < len(self.workspace.extra_providers)
+        if table_action.needs_added_slot:
+            slot = table_action.args[0]
+            return isinstance(slot, int) and slot < len(self.workspace.extra_providers)
         return True
+
+    def action_do(self, action_id: str) -> None:
+        """Run an action of the table (a key or the palette): the collaborator it names does the work."""
+        action = ACTION_BY_ID[action_id]
+        target = operator.attrgetter(action.does)(self)
+        if action.after_typed:  # the question typed before the key goes with it
+            self.chat.input.after_typed(target, *action.args)
+        elif inspect.iscoroutinefunction(target):
+            self.call_next(target, *action.args)
+        else:
+            target(*action.args)
+
+    def toggle_help(self) -> None:
+        """F1: the help screen, made from the action table at the keys as mapped."""
+        groups = app_key_groups(self.keymap, self.workspace.extra_providers)
+        toggle_help(self, groups, shown_key(HELP_ID, self.keymap))
+
+    def action_quit(self) -> None:
+        """Textual's own quit (its palette's "Quit"): during a run, it asks first, as Ctrl+Q does."""
+        self.turn_keys.quit()
 
     # ----- other actions ---------------------------------------------------------------------
 
-    async def action_new_chat(self) -> None:
+    async def new_chat(self) -> None:
         text = await self.turns.stop()
         try:
             self.workspace.new_chat()
@@ -395,28 +423,19 @@ class EnsembleApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from palette_commands(self, screen)
+        palette = Palette(
+            run=self.action_do,
+            keymap=self.keymap,
+            workspace=self.workspace,
+            main_screen=self.screen_stack[0],
+            turn_keys=self.turn_keys,
+            pane_switching=self.pane_switching,
+            archive_flow=self.archive_flow,
+            reply_actions=self.reply_actions,
+        )
+        yield from palette_commands(palette, screen)
 
-    # ----- each collaborator's keys, palette entries and messages ----------------------------
-    # Textual resolves an action or a handler by its name on the app: each hands over at once.
-
-    def action_send(self, mode_value: str) -> None:
-        self.chat.input.after_typed(self.turn_keys.send, mode_value)  # the question typed before the key
-
-    def action_send_added(self, slot: int) -> None:
-        self.chat.input.after_typed(self.turn_keys.send_added, slot)
-
-    def action_cancel_run(self) -> None:
-        self.turns.cancel()
-
-    def action_choose_style(self, style_value: str) -> None:
-        self.turn_keys.choose_style(Style(style_value))
-
-    def action_quit(self) -> None:
-        self.turn_keys.quit()
-
-    def action_show_help(self) -> None:
-        toggle_help(self, self.workspace)
+    # ----- the widgets' messages, each handed to the collaborator that acts on it ---------------
 
     @on(ChatInput.Submitted)
     def _question_submitted(self, event: ChatInput.Submitted) -> None:
@@ -439,9 +458,6 @@ class EnsembleApp(App[int]):
     def _question_edited(self) -> None:
         self.drafts.changed()
 
-    def action_select_pdf(self) -> None:
-        self.pdf_actions.choose()
-
     @on(AttachmentsPane.PickRequested)
     def _pick_pdf(self) -> None:
         self.pdf_actions.choose()
@@ -452,9 +468,6 @@ class EnsembleApp(App[int]):
 
     def show_pane(self, pane_id: str) -> None:
         self.pane_switching.show(pane_id)
-
-    def action_cycle_pane(self, step: int) -> None:
-        self.pane_switching.cycle(step)
 
     def action_scroll_chat(self, where: str) -> None:
         self.pane_switching.scroll_chat(where)
@@ -469,29 +482,9 @@ class EnsembleApp(App[int]):
     def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
         self.preferences.setting_changed(event)
 
-    def action_show_report(self) -> None:
-        self.archive_flow.show_report()
-
-    def action_show_compare(self) -> None:
-        self.archive_flow.show_compare()
-
-    def action_show_claims(self) -> None:
-        from ensemble_tui.ui.screens.claims import show_claims  # imported when first used
-
-        show_claims(self)
-
-    def action_show_history(self) -> None:
-        self.archive_flow.show_history()
-
     def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
         message.stop()
         self.archive_flow.export_requested(message)
-
-    def action_copy_reply_in_view(self) -> None:
-        self.reply_actions.copy_reply_in_view()
-
-    def action_toggle_math(self) -> None:
-        self.reply_actions.toggle_math()
 
     @on(ChatEntry.CodeBlockClicked)
     def _code_block_clicked(self, event: ChatEntry.CodeBlockClicked) -> None:

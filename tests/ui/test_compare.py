@@ -165,12 +165,10 @@ async def test_a_cancelled_run_is_marked_cancelled(workspace, chatty, make_app):
 
 
 async def test_the_palette_opens_the_compare_view(workspace, chatty, make_app):
-    from ensemble_tui.ui.commands import palette_commands
-
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "What is new?")
-        (command,) = [c for c in palette_commands(app, app.screen) if c.title == "Compare the proposals"]
+        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Compare the proposals"]
         assert "Ctrl+F" in command.help
         command.callback()
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.columns()) == 3)
