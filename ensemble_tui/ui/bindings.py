@@ -108,11 +108,10 @@ class AppAction:
 
 
 def _mode_action(mode: Mode) -> AppAction:
-    what = AUTO_WHAT if mode is Mode.AUTO else "an empty input redoes the last reply"
     return AppAction(
         id=f"mode.{mode.value}",
         label=mode.label,
-        help=f"Send with {mode.label}: {what}",
+        help=f"Send with {mode.label}" + (f": {AUTO_WHAT}" if mode is Mode.AUTO else ""),
         key=MODE_KEYS[mode],
         does="turn_keys.send",
         args=(mode.value,),
