@@ -36,6 +36,7 @@ from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui import layout, warm_up
 from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
+from ensemble_tui.ui.actions.context import AppContext, MainPanes, model_line
 from ensemble_tui.ui.actions.pane_switching import PaneSwitching
 from ensemble_tui.ui.actions.pdf_actions import PdfActions
 from ensemble_tui.ui.actions.preferences import Preferences
@@ -110,26 +111,22 @@ class EnsembleApp(App[int]):
         self.demo = demo
         self.turns = TurnController(self)
         self.turn_keys = TurnKeys(self)
-        self.pdf_actions = PdfActions(self)
-        self.pane_switching = PaneSwitching(self)
-        self.preferences = Preferences(self)
-        self.archive_flow = ArchiveFlow(self)
-        self.reply_actions = ReplyActions(self)
+        # What the collaborators are given (ui/actions/context.py); the panes join it in compose().
+        self.ctx = AppContext(self, workspace, say=self.say, add_notice=self.add_notice, show_pane=self.show_pane)
+        self.pdf_actions = PdfActions(self.ctx)
+        self.pane_switching = PaneSwitching(self.ctx)
+        self.preferences = Preferences(self.ctx)
+        self.archive_flow = ArchiveFlow(
+            self.ctx, self.turns, self.turn_keys, chat_id=lambda: self.chat_id, show_session=self.show_session
+        )
+        self.reply_actions = ReplyActions(self.ctx, folder_opener)
         self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self.turn_keys.draft_now)
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
         self.turn_keys.restore_choices(workspace.session.last_mode, workspace.session.last_style)
         self._initial_pdf = pdf
         self.chat_id = workspace.session.id  # the chat on screen (set where a chat is opened)
-        # The panes behind tabs, made in compose(); the app talks to them through these
-        # references because they are mounted lazily (see compose).
-        self._model_panes: dict[str, ModelPane] = {}
-        self._attachments: AttachmentsPane | None = None
-        self._resubmissions: ResubmissionsPane | None = None
-        self._settings_pane: SettingsPane | None = None
-        self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
         self._footer: Footer | None = None  # made in compose()
-        self._chat_pane: ChatPane | None = None
         # Configurations/Keymap.json, read once: Textual's keymap remaps the bindings with it, and
         # the palette, the help screen and the buttons name the keys through it (ui/bindings.py).
         self.keymap, self._keymap_warning = load_keymap(workspace.paths.configurations / KEYMAP_FILE)
@@ -169,33 +166,37 @@ class EnsembleApp(App[int]):
         mounted, so nothing has to wait for them.
         """
         workspace = self.workspace
-        self._model_panes = {
+        models = {
             provider: ModelPane(provider, run_key=self._run_key(provider), id=f"model-pane-{widget_key(provider)}")
             for provider in self.model_providers
         }
-        self._attachments = AttachmentsPane(id="attachments-pane")
-        self._resubmissions = ResubmissionsPane(id="resubmissions-pane")
-        self._settings_pane = SettingsPane(
-            workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane"
+        panes = MainPanes(
+            chat=ChatPane(self.style, id="chat-pane"),
+            tabs=TabbedContent(id="panes", initial="chat"),
+            attachments=AttachmentsPane(id="attachments-pane"),
+            resubmissions=ResubmissionsPane(id="resubmissions-pane"),
+            settings=SettingsPane(workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane"),
+            models=models,
         )
         # Content(), not a str, for a model pane's title: TabPane parses a str title as
         # markup, and provider labels come from files.
         hidden: list[tuple[str, Content | str, Widget]] = [
-            *((pane_id_for_provider(p), Content(strip_control(p)), pane) for p, pane in self._model_panes.items()),
-            ("attachments", "Attachments", self._attachments),
-            ("resubmissions", "Resubmissions", self._resubmissions),
-            ("settings", "Settings", self._settings_pane),
+            *((pane_id_for_provider(p), Content(strip_control(p)), pane) for p, pane in models.items()),
+            ("attachments", "Attachments", panes.attachments),
+            ("resubmissions", "Resubmissions", panes.resubmissions),
+            ("settings", "Settings", panes.settings),
         ]
-        self._lazy_panes = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
+        panes.lazy = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
+        self.ctx.panes = panes
         if self.keymap:
             self.set_keymap(self.keymap)  # before the footer shows any key
         yield Header()
-        with TabbedContent(id="panes", initial="chat"):
+        with panes.tabs:
             with TabPane("Chat", id="chat"):
-                yield ChatPane(self.style, id="chat-pane")
+                yield panes.chat
             for pane_id, title, _widget in hidden:
                 with TabPane(title, id=pane_id):
-                    yield self._lazy_panes[pane_id]
+                    yield panes.lazy[pane_id]
         self._footer = Footer(compact=True)
         yield self._footer
         yield self.turns
@@ -206,38 +207,33 @@ class EnsembleApp(App[int]):
         slot = extra.index(provider) if provider in extra else len(ADDED_PROVIDER_KEYS)
         return shown_key(f"added.{slot + 1}", self.keymap) if slot < len(ADDED_PROVIDER_KEYS) else None
 
+    # The panes, as the turn controller and the tests reach them (ui/actions/context.MainPanes).
     @property
     def chat(self) -> ChatPane:
-        if self._chat_pane is None:  # made in compose(), never replaced
-            self._chat_pane = self.query_one(ChatPane)
-        return self._chat_pane
+        return self.ctx.view.chat
 
     @property
     def tabs(self) -> TabbedContent:
-        return self.query_one("#panes", TabbedContent)
+        return self.ctx.view.tabs
 
     def model_pane(self, provider: str) -> ModelPane:
-        """`provider`'s pane, mounted or not yet (KeyError for a provider without one)."""
-        return self._model_panes[provider]
+        return self.ctx.view.model_pane(provider)
 
     @property
     def attachments(self) -> AttachmentsPane:
-        assert self._attachments is not None, "made in compose()"
-        return self._attachments
+        return self.ctx.view.attachments
 
     @property
     def resubmissions(self) -> ResubmissionsPane:
-        assert self._resubmissions is not None, "made in compose()"
-        return self._resubmissions
+        return self.ctx.view.resubmissions
 
     @property
     def settings_pane(self) -> SettingsPane:
-        assert self._settings_pane is not None, "made in compose()"
-        return self._settings_pane
+        return self.ctx.view.settings
 
     @property
     def lazy_panes(self) -> Mapping[str, LazyPane]:
-        return self._lazy_panes
+        return self.ctx.view.lazy
 
     def on_mount(self) -> None:
         chosen = self.workspace.settings.theme
@@ -323,11 +319,7 @@ class EnsembleApp(App[int]):
         self.mark_actions()
 
     def model_line(self, provider: str) -> tuple[str, str | None]:
-        """The model a pane names, and why its provider is unavailable (if it is)."""
-        workspace = self.workspace
-        reason = workspace.unavailable.get(provider)
-        config = workspace.configs.get(provider)  # None when its configuration file is unusable
-        return workspace.model_for(provider), key_hint(config, reason) if reason and config else reason
+        return model_line(self.workspace, provider)
 
     # ----- helpers ---------------------------------------------------------------------------
 

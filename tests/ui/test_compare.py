@@ -51,7 +51,7 @@ async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(
         first = header(columns[0])
         assert first.startswith("ChatGPT · ") and " s · $" in first
         assert all(NO_PDF in header(c) for c in columns)  # this chat has no PDF
-        assert app.check_action("send", ()) is False  # the main screen's keys wait behind it
+        assert app.check_action("do", ("mode.all",)) is False  # the main screen's keys wait behind it
 
         await pilot.press("l")
         await pilot.pause()
