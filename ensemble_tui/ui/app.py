@@ -1,12 +1,12 @@
 """The Textual app: the panes around one Workspace, with the engine driven from a worker.
 
-This module holds the layout, start-up and opening a chat. What the keys, buttons and palette
-do belongs to collaborators, each given the app as a small Protocol host: the turn (ui/turns/:
-TurnController, whose `turn` is the one record of the run in flight, and TurnKeys), the PDF, the
-panes, the settings, the archive (reports, history, exports) and the replies. Textual finds key
-actions and message handlers on the app, which hands each over at once. The keys are in
-ui/bindings.py. The app is the only place that calls the core; panes only render and post
-messages (attributes down, messages up).
+This module holds the layout, start-up and opening a chat. What the keys and the palette do is
+the action table's (ui/bindings.py): each binding runs `do('<id>')`, and action_do calls the
+collaborator the table names. The collaborators are the turn (ui/turns/: TurnController, whose
+`turn` is the one record of the run in flight, and TurnKeys), the PDF, the panes, the settings,
+the archive (reports, history, exports) and the replies (ui/actions/, each given the one
+AppContext). The widgets' messages are handed to them here. The app is the only place that
+calls the core; panes only render and post messages (attributes down, messages up).
 """
 
 from __future__ import annotations
