@@ -1,19 +1,21 @@
 """The Textual app: the panes around one Workspace, with the engine driven from a worker.
 
-This module holds the layout, start-up and opening a chat. What the keys, buttons and palette
-do belongs to collaborators, each given the app as a small Protocol host: the turn (ui/turns/:
-TurnController, whose `turn` is the one record of the run in flight, and TurnKeys), the PDF, the
-panes, the settings, the archive (reports, history, exports) and the replies. Textual finds key
-actions and message handlers on the app, which hands each over at once. The keys are in
-ui/bindings.py. The app is the only place that calls the core; panes only render and post
-messages (attributes down, messages up).
+This module holds the layout, start-up and opening a chat. What the keys and the palette do is
+the action table's (ui/bindings.py): each binding runs `do('<id>')`, and action_do calls the
+collaborator the table names. The collaborators are the turn (ui/turns/: TurnController, whose
+`turn` is the one record of the run in flight, and TurnKeys), the PDF, the panes, the settings,
+the archive (reports, history, exports) and the replies (ui/actions/, each given the one
+AppContext). The widgets' messages are handed to them here. The app is the only place that
+calls the core; panes only render and post messages (attributes down, messages up).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
+import operator
 import signal
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -34,14 +36,15 @@ from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui import layout, warm_up
 from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
+from ensemble_tui.ui.actions.context import AppContext, MainPanes, model_line
 from ensemble_tui.ui.actions.pane_switching import PaneSwitching
 from ensemble_tui.ui.actions.pdf_actions import PdfActions
 from ensemble_tui.ui.actions.preferences import Preferences
 from ensemble_tui.ui.actions.reply_actions import ReplyActions
-from ensemble_tui.ui.bindings import ADDED_PROVIDER_KEYS, MAIN_SCREEN_ACTIONS, key_name, main_bindings
+from ensemble_tui.ui.bindings import ACTION_BY_ID, ADDED_PROVIDER_KEYS, HELP_ID, main_bindings, shown_key
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry, NoticeKind
 from ensemble_tui.ui.chat_log.claim_lines import start_loading
-from ensemble_tui.ui.commands import palette_commands
+from ensemble_tui.ui.commands import Palette, palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
@@ -53,7 +56,7 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
-from ensemble_tui.ui.screens.help import toggle_help
+from ensemble_tui.ui.screens.help import app_key_groups, toggle_help
 from ensemble_tui.ui.turns.collector import CollectorPolicy
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
@@ -103,33 +106,30 @@ class EnsembleApp(App[int]):
         super().__init__()
         self.workspace = workspace
         self._engine = engine
-        self.cancel_key = "Esc"  # as the status line names it (Keymap.json may remap it)
         self.notifier: ReplyNotifier = notifier or RecordingNotifier()
         self.folder_opener = folder_opener
         self.demo = demo
         self.turns = TurnController(self)
         self.turn_keys = TurnKeys(self)
-        self.pdf_actions = PdfActions(self)
-        self.pane_switching = PaneSwitching(self)
-        self.preferences = Preferences(self)
-        self.archive_flow = ArchiveFlow(self)
-        self.reply_actions = ReplyActions(self)
+        # What the collaborators are given (ui/actions/context.py); the panes join it in compose().
+        self.ctx = AppContext(self, workspace, say=self.say, add_notice=self.add_notice, show_pane=self.show_pane)
+        self.pdf_actions = PdfActions(self.ctx)
+        self.pane_switching = PaneSwitching(self.ctx)
+        self.preferences = Preferences(self.ctx)
+        self.archive_flow = ArchiveFlow(
+            self.ctx, self.turns, self.turn_keys, chat_id=lambda: self.chat_id, show_session=self.show_session
+        )
+        self.reply_actions = ReplyActions(self.ctx, folder_opener)
         self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self.turn_keys.draft_now)
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
         self.turn_keys.restore_choices(workspace.session.last_mode, workspace.session.last_style)
         self._initial_pdf = pdf
         self.chat_id = workspace.session.id  # the chat on screen (set where a chat is opened)
-        # The panes behind tabs, made in compose(); the app talks to them through these
-        # references because they are mounted lazily (see compose).
-        self._model_panes: dict[str, ModelPane] = {}
-        self._attachments: AttachmentsPane | None = None
-        self._resubmissions: ResubmissionsPane | None = None
-        self._settings_pane: SettingsPane | None = None
-        self._lazy_panes: dict[str, LazyPane] = {}  # TabPane id -> its placeholder (see compose)
         self._footer: Footer | None = None  # made in compose()
-        self._chat_pane: ChatPane | None = None
-        self._keymap_warning: str | None = None  # read in compose()
+        # Configurations/Keymap.json, read once: Textual's keymap remaps the bindings with it, and
+        # the palette, the help screen and the buttons name the keys through it (ui/bindings.py).
+        self.keymap, self._keymap_warning = load_keymap(workspace.paths.configurations / KEYMAP_FILE)
         # The garbage collector's schedule (ui/turns/collector.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
         self._after_start_up = after_start_up
@@ -166,32 +166,37 @@ class EnsembleApp(App[int]):
         mounted, so nothing has to wait for them.
         """
         workspace = self.workspace
-        self._model_panes = {
+        models = {
             provider: ModelPane(provider, run_key=self._run_key(provider), id=f"model-pane-{widget_key(provider)}")
             for provider in self.model_providers
         }
-        self._attachments = AttachmentsPane(id="attachments-pane")
-        self._resubmissions = ResubmissionsPane(id="resubmissions-pane")
-        self._settings_pane = SettingsPane(
-            workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane"
+        panes = MainPanes(
+            chat=ChatPane(self.style, id="chat-pane"),
+            tabs=TabbedContent(id="panes", initial="chat"),
+            attachments=AttachmentsPane(id="attachments-pane"),
+            resubmissions=ResubmissionsPane(id="resubmissions-pane"),
+            settings=SettingsPane(workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane"),
+            models=models,
         )
         # Content(), not a str, for a model pane's title: TabPane parses a str title as
         # markup, and provider labels come from files.
         hidden: list[tuple[str, Content | str, Widget]] = [
-            *((pane_id_for_provider(p), Content(strip_control(p)), pane) for p, pane in self._model_panes.items()),
-            ("attachments", "Attachments", self._attachments),
-            ("resubmissions", "Resubmissions", self._resubmissions),
-            ("settings", "Settings", self._settings_pane),
+            *((pane_id_for_provider(p), Content(strip_control(p)), pane) for p, pane in models.items()),
+            ("attachments", "Attachments", panes.attachments),
+            ("resubmissions", "Resubmissions", panes.resubmissions),
+            ("settings", "Settings", panes.settings),
         ]
-        self._lazy_panes = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
-        self._keymap_warning = self._load_keymap()
+        panes.lazy = {pane_id: LazyPane(widget) for pane_id, _title, widget in hidden}
+        self.ctx.panes = panes
+        if self.keymap:
+            self.set_keymap(self.keymap)  # before the footer shows any key
         yield Header()
-        with TabbedContent(id="panes", initial="chat"):
+        with panes.tabs:
             with TabPane("Chat", id="chat"):
-                yield ChatPane(self.style, id="chat-pane")
+                yield panes.chat
             for pane_id, title, _widget in hidden:
                 with TabPane(title, id=pane_id):
-                    yield self._lazy_panes[pane_id]
+                    yield panes.lazy[pane_id]
         self._footer = Footer(compact=True)
         yield self._footer
         yield self.turns
@@ -200,48 +205,35 @@ class EnsembleApp(App[int]):
         """The Shift+F key that runs an added provider alone (None: a built-in, or beyond the keys)."""
         extra = self.workspace.extra_providers
         slot = extra.index(provider) if provider in extra else len(ADDED_PROVIDER_KEYS)
-        return key_name(ADDED_PROVIDER_KEYS[slot]) if slot < len(ADDED_PROVIDER_KEYS) else None
+        return shown_key(f"added.{slot + 1}", self.keymap) if slot < len(ADDED_PROVIDER_KEYS) else None
 
+    # The panes, as the turn controller and the tests reach them (ui/actions/context.MainPanes).
     @property
     def chat(self) -> ChatPane:
-        if self._chat_pane is None:  # made in compose(), never replaced
-            self._chat_pane = self.query_one(ChatPane)
-        return self._chat_pane
+        return self.ctx.view.chat
 
     @property
     def tabs(self) -> TabbedContent:
-        return self.query_one("#panes", TabbedContent)
+        return self.ctx.view.tabs
 
     def model_pane(self, provider: str) -> ModelPane:
-        """`provider`'s pane, mounted or not yet (KeyError for a provider without one)."""
-        return self._model_panes[provider]
+        return self.ctx.view.model_pane(provider)
 
     @property
     def attachments(self) -> AttachmentsPane:
-        assert self._attachments is not None, "made in compose()"
-        return self._attachments
+        return self.ctx.view.attachments
 
     @property
     def resubmissions(self) -> ResubmissionsPane:
-        assert self._resubmissions is not None, "made in compose()"
-        return self._resubmissions
+        return self.ctx.view.resubmissions
 
     @property
     def settings_pane(self) -> SettingsPane:
-        assert self._settings_pane is not None, "made in compose()"
-        return self._settings_pane
+        return self.ctx.view.settings
 
     @property
     def lazy_panes(self) -> Mapping[str, LazyPane]:
-        return self._lazy_panes
-
-    def _load_keymap(self) -> str | None:
-        """Keymap.json's keys, before the footer shows any; the warning for a broken file."""
-        keymap, warning = load_keymap(self.workspace.paths.configurations / KEYMAP_FILE)
-        if keymap:
-            self.set_keymap(keymap)
-            self.cancel_key = key_name(keymap.get("run.cancel", "escape"))
-        return warning
+        return self.ctx.view.lazy
 
     def on_mount(self) -> None:
         chosen = self.workspace.settings.theme
@@ -253,6 +245,7 @@ class EnsembleApp(App[int]):
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a confirmed quit: the run's cost saved, its question kept
                 loop.add_signal_handler(signum, lambda: self.run_worker(self.turn_keys.quit_confirmed(True)))
+        self.chat.actions.show_keys(self.keymap)
         self.show_session()
         history = self.workspace.session.history  # the last question the chat shows answered:
         answered = next(
@@ -326,11 +319,7 @@ class EnsembleApp(App[int]):
         self.mark_actions()
 
     def model_line(self, provider: str) -> tuple[str, str | None]:
-        """The model a pane names, and why its provider is unavailable (if it is)."""
-        workspace = self.workspace
-        reason = workspace.unavailable.get(provider)
-        config = workspace.configs.get(provider)  # None when its configuration file is unusable
-        return workspace.model_for(provider), key_hint(config, reason) if reason and config else reason
+        return model_line(self.workspace, provider)
 
     # ----- helpers ---------------------------------------------------------------------------
 
@@ -367,20 +356,51 @@ class EnsembleApp(App[int]):
         self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
 
+    @property
+    def cancel_key(self) -> str:
+        """The key that cancels a run, as the status line names it (Keymap.json may remap it)."""
+        return shown_key("run.cancel", self.keymap)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Main-screen actions are off while a dialog is open; Cancel shows only during a run."""
-        if action in MAIN_SCREEN_ACTIONS and len(self.screen_stack) > 1:
+        """The action table's keys (ui/bindings.py): most are off while a dialog is open (they act
+        on the main screen); Cancel only during a run; a Shift+F key only with a provider in its slot."""
+        if action != "do" or not parameters:
+            return True
+        table_action = ACTION_BY_ID.get(str(parameters[0]))
+        if table_action is None:
+            return True
+        if not table_action.over_dialogs and len(self.screen_stack) > 1:
             return False
-        if action == "cancel_run":
+        if table_action.needs_turn:
             return self.turn is not None
-        if action == "send_added":  # a Shift+F key without a provider in its slot
-            slot = parameters[0] if parameters else -1
-            return isinstance(slot, int) and 0 <= slot < len(self.workspace.extra_providers)
+        if table_action.needs_added_slot:
+            slot = table_action.args[0]
+            return isinstance(slot, int) and slot < len(self.workspace.extra_providers)
         return True
+
+    def action_do(self, action_id: str) -> None:
+        """Run an action of the table (a key or the palette): the collaborator it names does the work."""
+        action = ACTION_BY_ID[action_id]
+        target = operator.attrgetter(action.does)(self)
+        if action.after_typed:  # the question typed before the key goes with it
+            self.chat.input.after_typed(target, *action.args)
+        elif inspect.iscoroutinefunction(target):
+            self.call_next(target, *action.args)
+        else:
+            target(*action.args)
+
+    def toggle_help(self) -> None:
+        """F1: the help screen, made from the action table at the keys as mapped."""
+        groups = app_key_groups(self.keymap, self.workspace.extra_providers)
+        toggle_help(self, groups, shown_key(HELP_ID, self.keymap))
+
+    def action_quit(self) -> None:
+        """Textual's own quit (its palette's "Quit"): during a run, it asks first, as Ctrl+Q does."""
+        self.turn_keys.quit()
 
     # ----- other actions ---------------------------------------------------------------------
 
-    async def action_new_chat(self) -> None:
+    async def new_chat(self) -> None:
         text = await self.turns.stop()
         try:
             self.workspace.new_chat()
@@ -395,28 +415,19 @@ class EnsembleApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from palette_commands(self, screen)
+        palette = Palette(
+            run=self.action_do,
+            keymap=self.keymap,
+            workspace=self.workspace,
+            main_screen=self.screen_stack[0],
+            turn_keys=self.turn_keys,
+            pane_switching=self.pane_switching,
+            archive_flow=self.archive_flow,
+            reply_actions=self.reply_actions,
+        )
+        yield from palette_commands(palette, screen)
 
-    # ----- each collaborator's keys, palette entries and messages ----------------------------
-    # Textual resolves an action or a handler by its name on the app: each hands over at once.
-
-    def action_send(self, mode_value: str) -> None:
-        self.chat.input.after_typed(self.turn_keys.send, mode_value)  # the question typed before the key
-
-    def action_send_added(self, slot: int) -> None:
-        self.chat.input.after_typed(self.turn_keys.send_added, slot)
-
-    def action_cancel_run(self) -> None:
-        self.turns.cancel()
-
-    def action_choose_style(self, style_value: str) -> None:
-        self.turn_keys.choose_style(Style(style_value))
-
-    def action_quit(self) -> None:
-        self.turn_keys.quit()
-
-    def action_show_help(self) -> None:
-        toggle_help(self, self.workspace)
+    # ----- the widgets' messages, each handed to the collaborator that acts on it ---------------
 
     @on(ChatInput.Submitted)
     def _question_submitted(self, event: ChatInput.Submitted) -> None:
@@ -439,9 +450,6 @@ class EnsembleApp(App[int]):
     def _question_edited(self) -> None:
         self.drafts.changed()
 
-    def action_select_pdf(self) -> None:
-        self.pdf_actions.choose()
-
     @on(AttachmentsPane.PickRequested)
     def _pick_pdf(self) -> None:
         self.pdf_actions.choose()
@@ -452,9 +460,6 @@ class EnsembleApp(App[int]):
 
     def show_pane(self, pane_id: str) -> None:
         self.pane_switching.show(pane_id)
-
-    def action_cycle_pane(self, step: int) -> None:
-        self.pane_switching.cycle(step)
 
     def action_scroll_chat(self, where: str) -> None:
         self.pane_switching.scroll_chat(where)
@@ -469,29 +474,9 @@ class EnsembleApp(App[int]):
     def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
         self.preferences.setting_changed(event)
 
-    def action_show_report(self) -> None:
-        self.archive_flow.show_report()
-
-    def action_show_compare(self) -> None:
-        self.archive_flow.show_compare()
-
-    def action_show_claims(self) -> None:
-        from ensemble_tui.ui.screens.claims import show_claims  # imported when first used
-
-        show_claims(self)
-
-    def action_show_history(self) -> None:
-        self.archive_flow.show_history()
-
     def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
         message.stop()
         self.archive_flow.export_requested(message)
-
-    def action_copy_reply_in_view(self) -> None:
-        self.reply_actions.copy_reply_in_view()
-
-    def action_toggle_math(self) -> None:
-        self.reply_actions.toggle_math()
 
     @on(ChatEntry.CodeBlockClicked)
     def _code_block_clicked(self, event: ChatEntry.CodeBlockClicked) -> None:

@@ -1,4 +1,11 @@
-"""The main screen's key bindings, each with an id so Configurations/Keymap.json can remap it.
+"""The action table: every action of the main screen defined once, and its key bindings made from it.
+
+Each `AppAction` holds an id (the binding id Configurations/Keymap.json remaps), a label, a help
+text, its default key, what it does (the collaborator that does the work) and where it shows:
+the footer, the palette (ui/commands.py) and the help screen (ui/screens/help.py). All three
+read the key through `current_key`, against the keymap the app loaded once, so a remapped key
+shows everywhere. Every binding runs the action `do('<id>')`; EnsembleApp.action_do looks the
+entry up here.
 
 Keys were chosen for what terminals actually deliver, tmux included (checked with tmux 3.3):
 - F1 is help, everywhere (a priority binding, so dialogs and text boxes do not take it): it is
@@ -27,6 +34,9 @@ Keys were chosen for what terminals actually deliver, tmux included (checked wit
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
 from textual.binding import Binding
 
 from ensemble_tui.core.chat.modes import Mode, Style
@@ -46,27 +56,12 @@ STYLE_KEYS: dict[Style, str] = {
     Style.DEBATE: "f9",
 }
 HELP_KEY = "f1"
+HELP_ID = "app.help"
 # One slot per added provider; providers beyond the fifth are run from the palette.
 ADDED_PROVIDER_KEYS: tuple[str, ...] = tuple(f"shift+f{n},f{n + 12}" for n in range(1, 6))
 
-
-# Off while a dialog is open (App.check_action): they act on the main screen.
-MAIN_SCREEN_ACTIONS = {
-    "send",
-    "send_added",
-    "choose_style",
-    "new_chat",
-    "select_pdf",
-    "cancel_run",
-    "show_pane",
-    "cycle_pane",
-    "show_report",
-    "show_compare",
-    "show_claims",
-    "show_history",
-    "copy_reply_in_view",
-}
-
+# The help screen's groups, in the order it shows them.
+GROUPS = ("Turns", "Styles", "Panes", "Chat", "App")
 
 # Key names as keyboards print them, for those whose Textual name is not that.
 KEY_NAMES = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "delete": "Del", "insert": "Ins"}
@@ -82,114 +77,303 @@ def key_name(keys: str) -> str:
 
 
 AUTO_WHAT = "the cheapest strong model answers twice; All runs on top only if the two disagree"
-AUTO_HINT = f"{AUTO_WHAT[0].upper()}{AUTO_WHAT[1:]} ({key_name(MODE_KEYS[Mode.AUTO])})"
 
 
-def help_binding() -> Binding:
-    return Binding(
-        HELP_KEY,
-        "show_help",
-        "Help",
-        priority=True,  # over any focused widget and in every dialog: F1 always answers
-        id="app.help",
-        tooltip="Every key, grouped",
-    )
+@dataclass(frozen=True)
+class AppAction:
+    """One action of the main screen, defined once.
+
+    `does` names the collaborator's method that does the work, as a path from the app
+    ("archive_flow.show_report"), called with `args`. `after_typed`: the keys typed before this
+    one reach the question box first (a send). `footer`/`palette` say where it shows besides
+    the help screen, which lists every action with a key. `over_dialogs`: it also acts while a
+    dialog is open (else the main screen's keys wait). `needs_added_slot`: a Shift+F key acts
+    only when an added provider sits in its slot; `needs_turn`: only during a run.
+    """
+
+    id: str
+    label: str
+    help: str
+    key: str | None
+    does: str
+    args: tuple[object, ...] = ()
+    group: str = "App"
+    footer: bool = False
+    palette: str | None = None  # the palette's title; None: not in the palette
+    priority: bool = False
+    over_dialogs: bool = False
+    after_typed: bool = False
+    needs_turn: bool = False
+    needs_added_slot: bool = False
 
 
-def mode_binding(mode: Mode) -> Binding:
-    return Binding(
-        MODE_KEYS[mode],
-        f"send('{mode.value}')",
-        mode.label,
-        show=False,  # the mode buttons just above the footer show these (issue 25 §4)
+def _mode_action(mode: Mode) -> AppAction:
+    return AppAction(
         id=f"mode.{mode.value}",
-        tooltip=f"Send with {mode.label}" + (f": {AUTO_WHAT}" if mode is Mode.AUTO else ""),
+        label=mode.label,
+        help=f"Send with {mode.label}" + (f": {AUTO_WHAT}" if mode is Mode.AUTO else ""),
+        key=MODE_KEYS[mode],
+        does="turn_keys.send",
+        args=(mode.value,),
+        group="Turns",
+        palette=f"Send with {mode.label}",
+        after_typed=True,
     )
 
 
-def style_binding(style: Style) -> Binding:
-    return Binding(
-        STYLE_KEYS[style],
-        f"choose_style('{style.value}')",
-        style.label,
-        show=False,  # the style button beside the action buttons shows the choice
-        priority=True,  # over TextArea's own F6/F7
+def _style_action(style: Style) -> AppAction:
+    return AppAction(
         id=f"style.{style.value}",
-        tooltip=f"{style.label}: how the next multi-model turn deliberates",
+        label=style.label,
+        help=f"{style.label}: how the next multi-model turn deliberates",
+        key=STYLE_KEYS[style],
+        does="turn_keys.choose_style",
+        args=(style,),
+        group="Styles",
+        palette=f"Style: {style.label}",
+        priority=True,  # over TextArea's own F6/F7
     )
 
 
-def added_provider_binding(slot: int) -> Binding:
-    keys = ADDED_PROVIDER_KEYS[slot]
-    return Binding(
-        keys,
-        f"send_added({slot})",
-        f"Added provider {slot + 1}",
-        show=False,  # the provider's name is not known here; the palette and its pane name the key
-        key_display=key_name(keys),
+def _added_action(slot: int) -> AppAction:
+    """The palette names the provider (ui/commands.py): its name is known only to the workspace."""
+    return AppAction(
         id=f"added.{slot + 1}",
-        tooltip="Send with this added provider alone",
+        label=f"Added provider {slot + 1}",
+        help="Send with this added provider alone",
+        key=ADDED_PROVIDER_KEYS[slot],
+        does="turn_keys.send_added",
+        args=(slot,),
+        group="Turns",
+        after_typed=True,
+        needs_added_slot=True,
     )
 
 
-def main_bindings() -> list[Binding]:
-    return [
-        help_binding(),
-        *(mode_binding(mode) for mode in Mode),
-        *(style_binding(style) for style in Style),
-        *(added_provider_binding(slot) for slot in range(len(ADDED_PROVIDER_KEYS))),
+def action_table() -> tuple[AppAction, ...]:
+    """Every action, in the footer's order (the bindings keep it)."""
+    return (
+        AppAction(
+            HELP_ID,
+            "Help",
+            "Every key of the app, grouped",
+            HELP_KEY,
+            "toggle_help",
+            footer=True,
+            palette="Help: keys",
+            priority=True,  # over any focused widget and in every dialog: F1 always answers
+            over_dialogs=True,
+        ),
+        *(_mode_action(mode) for mode in Mode),
+        *(_style_action(style) for style in Style),
+        *(_added_action(slot) for slot in range(len(ADDED_PROVIDER_KEYS))),
         # Not in the footer: the status line says how to cancel while a run is under way, and a
         # key that came and went made the footer rebuild twice per turn.
-        Binding(
-            "escape",
-            "cancel_run",
+        AppAction(
+            "run.cancel",
             "Cancel",
-            show=False,
-            id="run.cancel",
-            tooltip="Cancel the run; nothing of it is kept",
+            "Cancel the run; nothing of it is kept",
+            "escape",
+            "turns.cancel",
+            group="Turns",
+            palette="Cancel the run",
+            needs_turn=True,
         ),
-        Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a fresh chat"),
-        Binding("ctrl+o", "select_pdf", "PDF", id="pdf.select", tooltip="Choose the paper"),
-        Binding("ctrl+r", "show_report", "Report", id="report.open", tooltip="The run report of this chat's runs"),
-        Binding(
-            "ctrl+f",
-            "show_compare",
+        AppAction(
+            "chat.new",
+            "New chat",
+            "Start a fresh chat; the current transcript stays in Chats/",
+            "ctrl+n",
+            "new_chat",
+            group="Chat",
+            footer=True,
+            palette="New chat",
+        ),
+        AppAction(
+            "pdf.select",
+            "PDF",
+            "Choose the paper the models read",
+            "ctrl+o",
+            "pdf_actions.choose",
+            group="Chat",
+            footer=True,
+            palette="Select PDF",
+        ),
+        AppAction(
+            "pdf.clear",
+            "Remove PDF",
+            "Continue this chat without a paper",
+            None,
+            "pdf_actions.clear",
+            palette="Remove PDF",
+        ),
+        AppAction(
+            "report.open",
+            "Report",
+            "Every call, answer, review and vote of this chat's runs",
+            "ctrl+r",
+            "archive_flow.show_report",
+            footer=True,
+            palette="Show run report",
+        ),
+        AppAction(
+            "compare.open",
             "Compare",
-            id="compare.open",
-            tooltip="The last run's proposals side by side",
+            "The last run's proposals side by side, with cost, tally and quote check",
+            "ctrl+f",
+            "archive_flow.show_compare",
+            footer=True,
+            palette="Compare the proposals",
         ),
-        Binding(
-            "f10",
-            "show_claims",
+        AppAction(
+            "claims.open",
             "Claims",
-            show=False,  # the palette names it; the footer has no room left at 80 columns
-            id="claims.open",
-            tooltip="Compare on its Claims tab: where the last run's models agree and disagree, disputed first",
+            "Compare on its Claims tab: where the last run's models agree and disagree, disputed first",
+            "f10",  # not in the footer: it has no room left at 80 columns
+            "archive_flow.show_compare",
+            args=("claims",),
+            palette="Claims",
         ),
-        Binding("ctrl+g", "show_history", "History", id="history.open", tooltip="Reopen an earlier chat"),
+        AppAction(
+            "history.open",
+            "History",
+            "Reopen an earlier chat",
+            "ctrl+g",
+            "archive_flow.show_history",
+            footer=True,
+            palette="Show history",
+        ),
         # App's own Ctrl+Q, shown: the footer names the keys visible nowhere else (issue 25 §4).
-        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit", tooltip="Quit; during a run, ask first"),
-        Binding(
-            "ctrl+l",
-            "toggle_math",
-            "Math/LaTeX",
-            show=False,
-            id="math.toggle",
-            tooltip="Show mathematics as text, or as the LaTeX the models wrote",
+        # Textual's palette has its own "Quit", which reaches the same TurnKeys.quit.
+        AppAction(
+            "app.quit",
+            "Quit",
+            "Quit; during a run it asks first and keeps the question",
+            "ctrl+q",
+            "turn_keys.quit",
+            footer=True,
+            priority=True,
+            over_dialogs=True,
         ),
-        Binding(
-            "ctrl+t",
-            "copy_reply_in_view",
+        AppAction(
+            "math.toggle",
+            "Math/LaTeX",
+            "Show mathematics as text, or as the LaTeX the models wrote",
+            "ctrl+l",
+            "reply_actions.toggle_math",
+            group="Chat",
+            palette="Show math as text or as LaTeX",
+            over_dialogs=True,
+        ),
+        AppAction(
+            "reply.copy",
             "Copy reply",
-            show=False,
-            id="reply.copy",
-            tooltip="Copy the reply scrolled to (or under the mouse) as Markdown",
+            "Copy the reply scrolled to (or under the mouse) as Markdown",
+            "ctrl+t",
+            "reply_actions.copy_reply_in_view",
+            group="Chat",
+            palette="Copy the reply in view",
         ),
         # Alt+digit is not delivered reliably (tmux turns Alt+2 into another key), so panes are
         # cycled browser-style; the palette has a "Show ... pane" entry for each. Priority
         # bindings, over the scrolling panes (Settings, a model's reply, the chat log): Textual's
         # scroll containers bind the same keys to a sideways scroll none of them has (the key
         # then fell through to these), and the Keys panel named them "Page Left" and "Page Right".
-        Binding("ctrl+pagedown", "cycle_pane(1)", "Next pane", show=False, priority=True, id="pane.next"),
-        Binding("ctrl+pageup", "cycle_pane(-1)", "Previous pane", show=False, priority=True, id="pane.previous"),
-    ]
+        AppAction(
+            "pane.next",
+            "Next pane",
+            "Next pane",
+            "ctrl+pagedown",
+            "pane_switching.cycle",
+            args=(1,),
+            group="Panes",
+            priority=True,
+        ),
+        AppAction(
+            "pane.previous",
+            "Previous pane",
+            "Previous pane",
+            "ctrl+pageup",
+            "pane_switching.cycle",
+            args=(-1,),
+            group="Panes",
+            priority=True,
+        ),
+        # In the palette only.
+        AppAction(
+            "reply.copy_last",
+            "Copy last reply",
+            "Copy the last final reply to the clipboard",
+            None,
+            "reply_actions.copy_last_reply",
+            palette="Copy last reply",
+        ),
+        AppAction(
+            "link.open",
+            "Open a link",
+            "Pick an http(s) link of the last reply to open",
+            None,
+            "reply_actions.open_link",
+            palette="Open a link from the last reply",
+        ),
+        AppAction(
+            "transcripts.open",
+            "Transcripts",
+            "Show Chats/, where every chat is kept as Markdown",
+            None,
+            "reply_actions.open_transcripts",
+            palette="Open transcript folder",
+        ),
+        AppAction(
+            "chat.earlier",
+            "Earlier messages",
+            "Load older messages of a long chat",
+            None,
+            "reply_actions.show_earlier",
+            palette="Show earlier messages",
+        ),
+    )
+
+
+ACTIONS: tuple[AppAction, ...] = action_table()
+ACTION_BY_ID: dict[str, AppAction] = {action.id: action for action in ACTIONS}
+
+
+def current_key(action: AppAction, keymap: Mapping[str, str]) -> str | None:
+    """The action's keys (Textual's names, comma-separated) after Keymap.json's remapping."""
+    return keymap.get(action.id) or action.key
+
+
+def shown_key(action_id: str, keymap: Mapping[str, str]) -> str:
+    """The action's key as people write it ("F5", "Ctrl+R"); "" for one without a key."""
+    keys = current_key(ACTION_BY_ID[action_id], keymap)
+    return key_name(keys) if keys else ""
+
+
+def binding(action: AppAction) -> Binding:
+    """The action's binding, at its default key (Textual's keymap applies Keymap.json's)."""
+    assert action.key is not None, action.id
+    return Binding(
+        action.key,
+        f"do('{action.id}')",
+        action.label,
+        show=action.footer,
+        priority=action.priority,
+        # xterm's F13-F17 for Shift+F1..F5 would otherwise be named beside them in the Keys panel
+        key_display=key_name(action.key) if action.needs_added_slot else None,
+        id=action.id,
+        tooltip=action.help,
+    )
+
+
+def main_bindings() -> list[Binding]:
+    return [binding(action) for action in ACTIONS if action.key is not None]
+
+
+def keyed_actions() -> Iterator[AppAction]:
+    return (action for action in ACTIONS if action.key is not None)
+
+
+def auto_hint(keymap: Mapping[str, str]) -> str:
+    """What Auto does, with its key: the palette's and the Auto button's help."""
+    return f"{AUTO_WHAT[0].upper()}{AUTO_WHAT[1:]} ({shown_key(f'mode.{Mode.AUTO.value}', keymap)})"

@@ -71,16 +71,21 @@ def test_the_import_contracts_hold():
 
 
 PACKAGE = ROOT / "ensemble_tui"
-MAX_LINES = 500  # one thing per file; past this, split by responsibility, never into mixins
+LONG_MODULE_LINES = 500  # a hint, not a rule: a class is as long as the one thing it does (issue 31 §7)
 
 
-def test_no_module_is_over_500_lines():
+def test_long_modules_are_named_not_refused():
+    """Modules past LONG_MODULE_LINES are listed as a warning in the test run, never a failure:
+    the line-count rule had started to shape the design (forwarding methods, Host protocols)."""
+    import warnings
+
     long = {
         str(path.relative_to(ROOT)): lines
         for path in PACKAGE.rglob("*.py")
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > LONG_MODULE_LINES
     }
-    assert long == {}
+    for name, lines in sorted(long.items()):
+        warnings.warn(f"{name} has {lines} lines: does it still do one thing?", UserWarning, stacklevel=1)
 
 
 def test_each_folder_says_in_its_first_line_what_lives_there():

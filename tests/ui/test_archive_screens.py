@@ -51,7 +51,7 @@ async def test_the_report_of_an_aggregate_run_lists_every_call_and_pass(workspac
             assert heading in text
         assert text.count("proposer") == 6 and text.count("aggregator") >= 2
         assert "Agree first" in text and "Agreed." in text
-        assert app.check_action("send", ()) is False  # the main screen's keys wait behind it
+        assert app.check_action("do", ("mode.all",)) is False  # the main screen's keys wait behind it
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ReportScreen))
 

@@ -11,7 +11,6 @@ from textual.widgets import Select
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator.demo import DemoSimulator, role_of
-from ensemble_tui.ui.bindings import main_bindings
 from ensemble_tui.ui.screens.help import key_groups
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
 from tests.ui.conftest import SIZE, rendered_text, settle, show_pane, type_text
@@ -45,7 +44,7 @@ async def test_f11_sends_in_auto_and_the_reply_says_whether_it_escalated(home, s
 
 
 async def test_auto_is_listed_with_its_key_in_help_and_the_palette(workspace, chatty, make_app):
-    turns = key_groups(main_bindings(), {}, ())["Turns"]
+    turns = key_groups({}, ())["Turns"]
     (row,) = [row for row in turns if row.keys == "F11"]
     assert "Auto" in row.what and "disagree" in row.what
     app = make_app()

@@ -51,7 +51,7 @@ async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(
         first = header(columns[0])
         assert first.startswith("ChatGPT · ") and " s · $" in first
         assert all(NO_PDF in header(c) for c in columns)  # this chat has no PDF
-        assert app.check_action("send", ()) is False  # the main screen's keys wait behind it
+        assert app.check_action("do", ("mode.all",)) is False  # the main screen's keys wait behind it
 
         await pilot.press("l")
         await pilot.pause()
@@ -165,12 +165,10 @@ async def test_a_cancelled_run_is_marked_cancelled(workspace, chatty, make_app):
 
 
 async def test_the_palette_opens_the_compare_view(workspace, chatty, make_app):
-    from ensemble_tui.ui.commands import palette_commands
-
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "What is new?")
-        (command,) = [c for c in palette_commands(app, app.screen) if c.title == "Compare the proposals"]
+        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Compare the proposals"]
         assert "Ctrl+F" in command.help
         command.callback()
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.columns()) == 3)

@@ -119,7 +119,7 @@ async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(works
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, FileOpen))
         assert app.tabs.active == "chat"  # the dialog opens over the pane in use
-        assert app.check_action("send", ()) is False  # main-screen keys are off under the dialog
+        assert app.check_action("do", ("mode.all",)) is False  # main-screen keys are off under the dialog
         dialog_input = app.screen.query_one("Input")
         dialog_input.focus()
         dialog_input.value = str(sample_pdf)

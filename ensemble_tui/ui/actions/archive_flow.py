@@ -12,20 +12,18 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.store.archive import StoredTurn
-from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui.actions.context import AppContext
 from ensemble_tui.ui.actions.restyle_actions import Restyling
 from ensemble_tui.ui.chat_log.rendering import display_path
-from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.turns.turn_controller import TurnController
 
 if TYPE_CHECKING:  # imported when first used (see above)
     from ensemble_tui.core.records.export import ExportFormat
-    from ensemble_tui.ui.chat_log.chat_view import NoticeKind
     from ensemble_tui.ui.screens.report import ReportScreen
     from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
@@ -35,40 +33,33 @@ NO_RUNS = "No runs in this chat yet: the report appears after the first run."
 NO_PROPOSALS = "The last run has no proposals to compare: send a question first."
 
 
-class ArchiveHost(Protocol):
-    """What the archive's screens and exports need of the app."""
-
-    workspace: Workspace
-    turns: TurnController
-    turn_keys: TurnKeys  # a restyle chooses its style as F6-F9 do
-    chat_id: str
-
-    @property
-    def chat(self) -> ChatPane: ...
-    def show_session(self) -> None: ...
-    def show_pane(self, pane_id: str) -> None: ...
-    def say(self, text: str) -> None: ...
-    def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
-    def notify(self, message: str, **kwargs: Any) -> None: ...
-    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
-    def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
-
-
 class ArchiveFlow:
     """Ctrl+R (report), Ctrl+F (compare), Ctrl+G (history) and the export commands."""
 
-    def __init__(self, host: ArchiveHost) -> None:
-        self.host = host
-        self.restyling = Restyling(host)  # the same turn in another style (palette, Compare's `r`)
+    def __init__(
+        self,
+        ctx: AppContext,
+        turns: TurnController,
+        turn_keys: TurnKeys,
+        *,
+        chat_id: Callable[[], str],
+        show_session: Callable[[], None],
+    ) -> None:
+        """`chat_id`: the chat on screen; `show_session` paints a chat just reopened."""
+        self.ctx = ctx
+        self.turns = turns
+        self.chat_id = chat_id
+        self.show_session = show_session
+        self.restyling = Restyling(ctx, turns, turn_keys)  # the same turn in another style (palette, Compare's `r`)
 
     def _archive_failed(self, what: str, exc: Exception) -> None:
         log.warning("%s: %s", what, exc)
-        self.host.notify(f"{what}: {exc}", severity="error", markup=False, timeout=10)
+        self.ctx.app.notify(f"{what}: {exc}", severity="error", markup=False, timeout=10)
 
     def session_turns(self) -> list[StoredTurn] | None:
         """This chat's runs, oldest first; None (and a toast) if the archive cannot be read."""
         try:
-            return self.host.workspace.archive.turns(self.host.chat_id)
+            return self.ctx.workspace.archive.turns(self.chat_id())
         except sqlite3.Error as exc:
             self._archive_failed("Cannot read the run archive", exc)
             return None
@@ -79,7 +70,7 @@ class ArchiveFlow:
         """This chat's runs; None, with a toast saying why, when there are none to show."""
         turns = self.session_turns()
         if turns is not None and not turns:
-            self.host.say(NO_RUNS)
+            self.ctx.say(NO_RUNS)
         return turns or None
 
     def show_report(self) -> None:
@@ -88,7 +79,7 @@ class ArchiveFlow:
             return
         from ensemble_tui.ui.screens.report import ReportScreen
 
-        self.host.push_screen(ReportScreen(turns, self.host.workspace.extra_providers))
+        self.ctx.app.push_screen(ReportScreen(turns, self.ctx.workspace.extra_providers))
 
     def show_compare(self, tab: str = "proposals") -> None:
         """The last run's proposals side by side (Ctrl+F), checked against the chat's PDF, and
@@ -105,17 +96,17 @@ class ArchiveFlow:
         record = turns[-1].record if turns else None
         rounds = compare_rounds(record) if record is not None else []
         claim_map = claims_of(record.artifacts) if record is not None else None
-        if tab == "claims" and (claim_map is None or not claim_map.claims) and not self.host.turns.map_pending:
-            self.host.say(NO_MAP)
+        if tab == "claims" and (claim_map is None or not claim_map.claims) and not self.turns.map_pending:
+            self.ctx.say(NO_MAP)
             return
         if not rounds and tab != "claims":
-            self.host.say(NO_PROPOSALS)
+            self.ctx.say(NO_PROPOSALS)
             return
-        workspace = self.host.workspace
+        workspace = self.ctx.workspace
         pdf = workspace.session.pdf_path
         question = record.query if record is not None else ""
         cache = workspace.paths.cache
-        self.host.push_screen(
+        self.ctx.app.push_screen(
             CompareScreen(rounds, Path(pdf) if pdf else None, cache, claim_map, question=question, tab=tab),
             self._compared,
         )
@@ -147,9 +138,9 @@ class ArchiveFlow:
             return None
         from ensemble_tui.core.records.export import chat_stem, export_session
 
-        session = self.host.workspace.store.archived(self.host.chat_id)  # the chat as saved, every turn in it
+        session = self.ctx.workspace.store.archived(self.chat_id())  # the chat as saved, every turn in it
         if session is None:
-            self.host.notify("This chat has not been saved yet.", severity="warning", markup=False)
+            self.ctx.app.notify("This chat has not been saved yet.", severity="warning", markup=False)
             return None
         records = [stored.record for stored in turns]
         return self._write(chat_stem(session.id), fmt, lambda: export_session(session, records, fmt))
@@ -164,30 +155,30 @@ class ArchiveFlow:
         from ensemble_tui.core.records.export import write_export
 
         try:
-            path = write_export(self.host.workspace.paths.exports, stem, fmt, render())
+            path = write_export(self.ctx.workspace.paths.exports, stem, fmt, render())
         except OSError as exc:
             self._archive_failed("Cannot write the export", exc)
             return None
-        self.host.say(f"Exported to {display_path(path)}")
+        self.ctx.say(f"Exported to {display_path(path)}")
         return path
 
     # ----- history -----------------------------------------------------------------------------
 
     def show_history(self) -> None:
         try:
-            sessions = self.host.workspace.archive.sessions()
+            sessions = self.ctx.workspace.archive.sessions()
         except sqlite3.Error as exc:
             self._archive_failed("Cannot read the history", exc)
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        screen = HistoryScreen(sessions, self.host.chat_id, actions=self, simulated=self.host.workspace.demo)
-        self.host.push_screen(screen, self._history_chosen)
+        screen = HistoryScreen(sessions, self.chat_id(), actions=self, simulated=self.ctx.workspace.demo)
+        self.ctx.app.push_screen(screen, self._history_chosen)
 
     def rename_chat(self, session_id: str, title: str) -> str:
         """The history's rename: "" when done, else why not."""
         try:
-            renamed = self.host.workspace.archive.rename_session(session_id, title)
+            renamed = self.ctx.workspace.archive.rename_session(session_id, title)
             return "" if renamed else "That chat is no longer there."
         except sqlite3.Error as exc:
             return f"Cannot rename the chat: {exc}"
@@ -196,23 +187,23 @@ class ArchiveFlow:
         """The history's delete (confirmed there): the chat's records and transcript go, then its
         PDF's uploads are deleted at the providers unless another chat uses it."""
         try:
-            pdf = self.host.workspace.store.delete(session_id)
+            pdf = self.ctx.workspace.store.delete(session_id)
         except (sqlite3.Error, OSError) as exc:
             return f"Cannot delete the chat: {exc}"
         if pdf:
-            self.host.run_worker(self._free_uploads(pdf), group="free-uploads", exit_on_error=False)
+            self.ctx.app.run_worker(self._free_uploads(pdf), group="free-uploads", exit_on_error=False)
         return ""
 
     async def _free_uploads(self, pdf: str) -> None:
         from ensemble_tui.core.upload_cleanup import free_uploads_of
 
         try:
-            report = await free_uploads_of(self.host.workspace, pdf)
+            report = await free_uploads_of(self.ctx.workspace, pdf)
         except (sqlite3.Error, OSError) as exc:
             log.warning("freeing the uploads of a deleted chat: %s", exc)
             return
         for line in report.refusal_lines():
-            self.host.notify(line, severity="warning", markup=False, timeout=10)
+            self.ctx.app.notify(line, severity="warning", markup=False, timeout=10)
 
     async def _history_chosen(self, session_id: str | None) -> None:
         if session_id is not None:
@@ -221,20 +212,20 @@ class ArchiveFlow:
     async def reopen_session(self, session_id: str) -> bool:
         """Make a past chat the current one: a run under way is cancelled first (its question
         goes back into the box), then every pane is repainted from the reopened session."""
-        host = self.host
-        if session_id == host.chat_id:
-            host.say("That chat is already open.")
+        ctx = self.ctx
+        if session_id == self.chat_id():
+            ctx.say("That chat is already open.")
             return False
-        text = await host.turns.stop()
+        text = await self.turns.stop()
         try:
-            session = host.workspace.reopen(session_id)
+            session = ctx.workspace.reopen(session_id)
         except (EnsembleError, OSError, sqlite3.Error, ValueError) as exc:  # ValueError: a damaged record
-            host.notify(f"Cannot reopen that chat: {exc}", severity="error", markup=False, timeout=10)
-            host.chat.input.restore(text)
+            ctx.app.notify(f"Cannot reopen that chat: {exc}", severity="error", markup=False, timeout=10)
+            ctx.view.chat.input.restore(text)
             return False
-        host.show_session()
-        host.chat.input.restore(text)
-        host.chat.status.show(f"Reopened the chat of {session.id}.")
-        host.show_pane("chat")
-        host.chat.input.focus()
+        self.show_session()
+        ctx.view.chat.input.restore(text)
+        ctx.view.chat.status.show(f"Reopened the chat of {session.id}.")
+        ctx.show_pane("chat")
+        ctx.view.chat.input.focus()
         return True

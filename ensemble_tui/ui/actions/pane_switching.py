@@ -3,50 +3,28 @@ a collaborator of EnsembleApp."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
-
-from textual.widget import Widget
-from textual.widgets import TabbedContent
-
-from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui.actions.context import AppContext
 from ensemble_tui.ui.panes import panes
-from ensemble_tui.ui.panes.chat import ChatPane
-from ensemble_tui.ui.panes.lazy import LazyPane
-
-
-class PaneHost(Protocol):
-    """What switching panes needs of the app."""
-
-    workspace: Workspace
-
-    @property
-    def tabs(self) -> TabbedContent: ...
-    @property
-    def chat(self) -> ChatPane: ...
-    @property
-    def lazy_panes(self) -> Mapping[str, LazyPane]: ...
-    def set_focus(self, widget: Widget | None) -> None: ...
 
 
 class PaneSwitching:
     """Ctrl+PageUp/PageDown, the palette's pane entries, a click on a tab, and showing a pane from code."""
 
-    def __init__(self, host: PaneHost) -> None:
-        self.host = host
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
 
     def cycle(self, step: int) -> None:
-        tabs = self.host.tabs
-        ids = [pane_id for pane_id, _label in panes(self.host.workspace.extra_providers)]
+        tabs = self.ctx.view.tabs
+        ids = [pane_id for pane_id, _label in panes(self.ctx.workspace.extra_providers)]
         current = ids.index(tabs.active) if tabs.active in ids else 0
         self.show(ids[(current + step) % len(ids)])
 
     def show(self, pane_id: str) -> None:
         """Switch panes (a key, the palette, code) and move the focus into the new one."""
-        host = self.host
-        if host.tabs.active == pane_id:
+        ctx = self.ctx
+        if ctx.view.tabs.active == pane_id:
             return
-        host.tabs.active = pane_id
+        ctx.view.tabs.active = pane_id
         self.shown(pane_id)
 
     def shown(self, pane_id: str) -> None:
@@ -59,34 +37,34 @@ class PaneSwitching:
         so Textual cannot switch back to the pane of a focused neighbour. Called twice for one
         showing (show(), then its TabActivated message), it acts once.
         """
-        host = self.host
-        placeholder = host.lazy_panes.get(pane_id)
+        ctx = self.ctx
+        placeholder = ctx.view.lazy.get(pane_id)
         if placeholder is not None and not placeholder.pane.is_mounted:
             if placeholder.request_mount():
-                host.set_focus(None)
+                ctx.app.set_focus(None)
                 placeholder.pane.call_later(self._focus_pane, pane_id)  # a widget's callbacks run after its Mount
             return
         self._focus_pane(pane_id)
 
     def _focus_pane(self, pane_id: str) -> None:
         """Focus the first focusable widget of the pane shown (if it is still the one shown)."""
-        tabs = self.host.tabs
+        tabs = self.ctx.view.tabs
         if tabs.active != pane_id:
             return
         pane = tabs.get_pane(pane_id)
         target = (
-            self.host.chat.input
+            self.ctx.view.chat.input
             if pane_id == "chat"
             else next((widget for widget in pane.query("*") if widget.focusable), None)
         )
         if target is not None:
             target.focus(scroll_visible=False)
         else:
-            self.host.set_focus(None)
+            self.ctx.app.set_focus(None)
 
     def scroll_chat(self, where: str) -> None:
         """PageUp/PageDown and Ctrl+Home/Ctrl+End in the question box move through the chat."""
-        log = self.host.chat.log_view
+        log = self.ctx.view.chat.log_view
         if where == "end":
             log.scroll_end(animate=False)
             log.anchor()  # new entries keep it at the end again

@@ -10,32 +10,18 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.session import SessionData
 from ensemble_tui.core.records.restyle import RestyleRefused, RestyleSource, restyle_source
-from ensemble_tui.core.workspace import Workspace
+from ensemble_tui.ui.actions.context import AppContext
 
 if TYPE_CHECKING:
-    from ensemble_tui.ui.chat_log.chat_view import NoticeKind
     from ensemble_tui.ui.turns.turn_controller import TurnController
     from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 log = logging.getLogger(__name__)
-
-
-class RestyleHost(Protocol):
-    """What a restyle needs of the app."""
-
-    workspace: Workspace
-    turns: TurnController
-    turn_keys: TurnKeys
-
-    def say(self, text: str) -> None: ...
-    def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
-    def notify(self, message: str, **kwargs: Any) -> None: ...
-    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
 
 
 def source_line(source: RestyleSource) -> str:
@@ -47,8 +33,10 @@ def source_line(source: RestyleSource) -> str:
 class Restyling:
     """Finds the last turn's proposals (cached until the chat changes) and restyles it."""
 
-    def __init__(self, host: RestyleHost) -> None:
-        self.host = host
+    def __init__(self, ctx: AppContext, turns: TurnController, turn_keys: TurnKeys) -> None:
+        self.ctx = ctx
+        self.turns = turns
+        self.turn_keys = turn_keys  # a restyle chooses its style as F6-F9 do
         self._cached: tuple[SessionData, int, RestyleSource | str] | None = None
 
     def source(self) -> RestyleSource | str:
@@ -56,12 +44,12 @@ class Restyling:
 
         The palette asks on every key typed, so the answer is kept until the chat changes (every
         commit, reload or reopen makes a new session object)."""
-        session = self.host.workspace.session
+        session = self.ctx.workspace.session
         cached = self._cached
         if cached is not None and cached[0] is session and cached[1] == len(session.history):
             return cached[2]
         try:
-            records = [stored.record for stored in self.host.workspace.archive.turns(session.id)]
+            records = [stored.record for stored in self.ctx.workspace.archive.turns(session.id)]
         except sqlite3.Error as exc:  # not cached: the next ask tries again
             log.warning("reading the run archive for a restyle: %s", exc)
             return f"Cannot read the run archive: {exc}"
@@ -83,13 +71,13 @@ class Restyling:
 
         found = self.source()
         if isinstance(found, str):
-            self.host.say(found)
+            self.ctx.say(found)
             return
         title = (
             f"Same turn in another style · {source_line(found)}\nNo proposer is asked again. Enter picks, Esc closes."
         )
         styles = [style for style in Style if style is not found.style]
-        self.host.push_screen(RestylePicker(styles, title), self._picked)
+        self.ctx.app.push_screen(RestylePicker(styles, title), self._picked)
 
     def _picked(self, style: Style | None) -> None:
         if style is not None:
@@ -97,17 +85,17 @@ class Restyling:
 
     def restyle(self, style: Style) -> None:
         """Redo the last turn in `style` from its proposals; the reply replaces the last one."""
-        host = self.host
-        if host.turns.turn is not None:
-            host.notify(host.turns.busy_message(), severity="warning", markup=False)
+        ctx = self.ctx
+        if self.turns.turn is not None:
+            ctx.app.notify(self.turns.busy_message(), severity="warning", markup=False)
             return
         found = self.source()
         if isinstance(found, str):
-            host.say(found)
+            ctx.say(found)
             return
-        if (refused := host.workspace.refusal(found.mode)) is not None:  # before the old reply is withdrawn
-            host.add_notice(refused, "error")
+        if (refused := ctx.workspace.refusal(found.mode)) is not None:  # before the old reply is withdrawn
+            ctx.add_notice(refused, "error")
             return
-        host.turn_keys.choose_style(style)
-        host.turns.start(found.mode, "", reuse=found.proposals, reused_from=found.run)
-        host.say(f"Restyling {source_line(found)} as {style.label}: no proposer is asked again.")
+        self.turn_keys.choose_style(style)
+        self.turns.start(found.mode, "", reuse=found.proposals, reused_from=found.run)
+        ctx.say(f"Restyling {source_line(found)} as {style.label}: no proposer is asked again.")

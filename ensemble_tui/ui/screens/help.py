@@ -1,7 +1,8 @@
 """The help screen (F1, or "Help" in the palette): every key of the main screen, grouped.
 
-Built from the bindings themselves, with the keys of Configurations/Keymap.json where it remaps
-them, so the list cannot drift from what the keys do. Provider names come from files: they are
+Built from the action table (ui/bindings.py), each action once, at its key in the keymap the app
+loaded at start; the question box's and Compare's own keys come from their own bindings. So the
+list cannot drift from what the keys do. Provider names come from files: they are
 shown as plain text, never as markup.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -19,28 +19,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from ensemble_tui.ui.bindings import HELP_KEY, key_name, main_bindings
-from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
+from ensemble_tui.ui.bindings import GROUPS, HELP_KEY, current_key, key_name, keyed_actions
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 
-if TYPE_CHECKING:
-    from ensemble_tui.core.workspace import Workspace
-
-GROUPS = ("Turns", "Styles", "Panes", "Chat", "App")
-# The group of each binding, by the first part of its id; a few ids sit elsewhere.
-GROUP_BY_PREFIX = {"mode": "Turns", "added": "Turns", "run": "Turns", "style": "Styles", "pane": "Panes"}
-GROUP_BY_ID = {
-    "chat.send": "Turns",
-    "chat.new": "Chat",
-    "chat.newline": "Chat",
-    "pdf.select": "Chat",
-    "reply.copy": "Chat",
-    "math.toggle": "Chat",
-    "chat.page_up": "Chat",
-    "chat.page_down": "Chat",
-    "chat.start": "Chat",
-    "chat.end": "Chat",
-}
+COMPARE_GROUP = "In Compare"
+# The question box's own keys (ui/widgets/chat_input.py): Enter sends, the others edit or scroll.
+INPUT_GROUP_BY_ID = {"chat.send": "Turns"}
 
 
 @dataclass(frozen=True)
@@ -58,40 +42,46 @@ def keys_text(keys: str) -> str:
     return " / ".join(dict.fromkeys(names))
 
 
-def group_of(binding: Binding) -> str:
-    binding_id = binding.id or ""
-    return GROUP_BY_ID.get(binding_id) or GROUP_BY_PREFIX.get(binding_id.split(".")[0], "App")
+def binding_row(binding: Binding, keymap: Mapping[str, str]) -> KeyRow:
+    """A widget's or a screen's own binding as a row, with Keymap.json's key where it remaps it."""
+    remapped = keymap.get(binding.id or "")
+    keys = keys_text(remapped) if remapped else binding.key_display or keys_text(binding.key)
+    return KeyRow(keys, binding.tooltip or binding.description)
 
 
-def key_groups(bindings: Iterable[Binding], keymap: Mapping[str, str], added: Sequence[str]) -> dict[str, list[KeyRow]]:
-    """The rows of each group, in binding order. `keymap` maps binding ids to the keys that
-    replace theirs; `added` names the added providers, each on its Shift+F key (slots without
-    one are left out)."""
-    groups: dict[str, list[KeyRow]] = {group: [] for group in GROUPS}
-    for binding in bindings:
-        if binding.system:
-            continue
-        remapped = keymap.get(binding.id or "")
-        keys = keys_text(remapped) if remapped else binding.key_display or keys_text(binding.key)
-        what = binding.tooltip or binding.description
-        if (binding.id or "").startswith("added."):
-            slot = int(binding.id.split(".")[1]) - 1  # type: ignore[union-attr]
+def key_groups(
+    keymap: Mapping[str, str], added: Sequence[str], compare: Iterable[Binding] = ()
+) -> dict[str, list[KeyRow]]:
+    """The rows of each group: the question box's keys first, then every action of the table with
+    a key, each once, at its key as `keymap` maps it. `added` names the added providers, each on
+    its Shift+F key (slots without one are left out). `compare`: Compare's own keys, shown in a
+    group of their own (those it does not show, such as → beside ←, are left out)."""
+    groups: dict[str, list[KeyRow]] = {group: [] for group in (*GROUPS, COMPARE_GROUP)}
+    for binding in ChatInput.BINDINGS:
+        if isinstance(binding, Binding):
+            groups[INPUT_GROUP_BY_ID.get(binding.id or "", "Chat")].append(binding_row(binding, keymap))
+    for action in keyed_actions():
+        keys = current_key(action, keymap) or ""
+        what = action.help
+        if action.needs_added_slot:
+            slot = int(action.args[0])
             if slot >= len(added):
                 continue
             what = f"Send with {added[slot]} alone"
-        groups[group_of(binding)].append(KeyRow(keys, what))
-    groups["App"] += [
-        KeyRow(key_name(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name, exports and styles too"),
-        KeyRow(key_name("ctrl+q"), "Quit; during a run it asks first and keeps the question"),
-    ]
+        groups[action.group].append(KeyRow(keys_text(keys), what))
+    groups["App"].append(
+        KeyRow(key_name(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name, exports and styles too")
+    )
+    groups[COMPARE_GROUP] = [binding_row(b, keymap) for b in compare if b.show]
     return groups
 
 
-def app_key_groups(workspace: Workspace) -> dict[str, list[KeyRow]]:
-    """The groups for the app over `workspace`, with the keymap file it read at start."""
-    keymap, _warning = load_keymap(workspace.paths.configurations / KEYMAP_FILE)
-    bindings = [*ChatInput.BINDINGS, *main_bindings()]  # Enter first
-    return key_groups((b for b in bindings if isinstance(b, Binding)), keymap, workspace.extra_providers)
+def app_key_groups(keymap: Mapping[str, str], added: Sequence[str]) -> dict[str, list[KeyRow]]:
+    """The groups for the app, Compare's keys included (its screen imported only now)."""
+    from ensemble_tui.ui.screens.compare import CompareScreen
+
+    compare = (b for b in CompareScreen.BINDINGS if isinstance(b, Binding))
+    return key_groups(keymap, added, compare)
 
 
 def group_table(rows: Sequence[KeyRow], key_width: int) -> Table:
@@ -127,14 +117,15 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,enter", "close", "Close", id="help.close"),
     ]
 
-    def __init__(self, groups: Mapping[str, Sequence[KeyRow]]) -> None:
+    def __init__(self, groups: Mapping[str, Sequence[KeyRow]], help_key: str = key_name(HELP_KEY)) -> None:
         super().__init__(classes="dialog-screen")
         self.groups = groups
+        self.help_key = help_key  # as Keymap.json maps it
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help-dialog"):
             yield Label(
-                f"Keys ({key_name(HELP_KEY)} or Esc closes; ↑↓ scroll). Keymap.json can remap any of them.",
+                f"Keys ({self.help_key} or Esc closes; ↑↓ scroll). Keymap.json can remap any of them.",
                 classes="dialog-title",
             )
             key_width = max((len(row.keys) for rows in self.groups.values() for row in rows), default=0)
@@ -151,9 +142,9 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-def toggle_help(app: App[object], workspace: Workspace) -> None:
-    """Open the help screen, or close it when it is on top (F1 again)."""
+def toggle_help(app: App[object], groups: Mapping[str, Sequence[KeyRow]], help_key: str) -> None:
+    """Open the help screen with `groups`, or close it when it is on top (F1 again)."""
     if isinstance(app.screen, HelpScreen):
         app.screen.dismiss(None)
     else:
-        app.push_screen(HelpScreen(app_key_groups(workspace)))
+        app.push_screen(HelpScreen(groups, help_key))

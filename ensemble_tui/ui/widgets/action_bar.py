@@ -8,18 +8,22 @@ running, and pressing it again cancels the run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button
 
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
-from ensemble_tui.ui.bindings import AUTO_WHAT, STYLE_KEYS, key_name
+from ensemble_tui.ui.bindings import AUTO_WHAT, MODE_KEYS, STYLE_KEYS, key_name, shown_key
 from ensemble_tui.ui.screens.style_picker import StylePicker
 
-STYLE_HINT = "How All and ChatGPT & Gemini deliberate; single models ignore it. Keys: " + ", ".join(
-    f"{key_name(key)} {style.label}" for style, key in STYLE_KEYS.items()
-)
+
+def style_hint(keymap: Mapping[str, str]) -> str:
+    """The style button's tooltip, naming each style's key as Keymap.json maps it."""
+    keys = ", ".join(f"{shown_key(f'style.{style.value}', keymap)} {style.label}" for style in STYLE_KEYS)
+    return f"How All and ChatGPT & Gemini deliberate; single models ignore it. Keys: {keys}"
 
 
 def button_id(mode: Mode) -> str:
@@ -30,9 +34,13 @@ class ModeButton(Button):
     def __init__(self, mode: Mode) -> None:
         super().__init__(mode.label, id=button_id(mode), classes="mode-button")
         self.mode = mode
-        what = f": {AUTO_WHAT}" if mode is Mode.AUTO else ""
+        self.show_key(key_name(MODE_KEYS[mode]))
+
+    def show_key(self, key: str) -> None:
+        what = f": {AUTO_WHAT}" if self.mode is Mode.AUTO else ""
         self.tooltip = (
-            f"Send with {mode.label}{what} (empty input: redo the last reply). Press again while running to cancel."
+            f"Send with {self.mode.label}{what} ({key}; empty input: redo the last reply)."
+            " Press again while running to cancel."
         )
 
 
@@ -40,7 +48,7 @@ class StyleButton(Button):
     """Shows the style in use; pressing it opens the list of styles (screens/style_picker.py)."""
 
     def __init__(self, style: Style) -> None:
-        super().__init__(style_label(style), compact=True, id="style-button", tooltip=STYLE_HINT)
+        super().__init__(style_label(style), compact=True, id="style-button", tooltip=style_hint({}))
         self.chosen = style
 
     def show(self, style: Style) -> None:
@@ -86,6 +94,12 @@ class ActionBar(Horizontal):
     def _style_picked(self, style: Style | None) -> None:
         if style is not None:
             self.post_message(self.StyleChosen(style))
+
+    def show_keys(self, keymap: Mapping[str, str]) -> None:
+        """Name the keys in the tooltips as Keymap.json maps them."""
+        for button in self.query(ModeButton):
+            button.show_key(shown_key(f"mode.{button.mode.value}", keymap))
+        self.style_button.tooltip = style_hint(keymap)
 
     @property
     def style_button(self) -> StyleButton:
