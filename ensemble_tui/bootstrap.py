@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ensemble_tui.simulator.standby import StandbyDemo
     from ensemble_tui.ui.app import EnsembleApp
     from ensemble_tui.ui.notify import ReplyNotifier
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
 
 T = TypeVar("T")
 
@@ -120,10 +120,10 @@ def demo_on_standby(demo: bool, home: Path | None = None) -> AbstractContextMana
 
 def collector_hold(command: str | None) -> AbstractContextManager[None]:
     """The app starts without automatic garbage collection, the process being its own (see
-    ui/turns/collector.py: 30-45 ms of the time to the first frame); `ask` leaves the collector alone."""
+    ui/gc_schedule.py: 30-45 ms of the time to the first frame); `ask` leaves the collector alone."""
     if command is not None:
         return nullcontext()
-    from ensemble_tui.ui.turns.collector import start_up_hold
+    from ensemble_tui.ui.gc_schedule import start_up_hold
 
     return start_up_hold()
 
@@ -142,10 +142,10 @@ def build_app(
     """The one app factory, shared by the command line, the UI tests and the benchmarks.
 
     The command's app owns its process, so it also schedules the garbage collector (no full
-    collection in the middle of a turn; see ui/turns/collector.py); tests pass a collector that is off.
+    collection in the middle of a turn; see ui/gc_schedule.py); tests pass a collector that is off.
     """
     from ensemble_tui.ui.app import EnsembleApp
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
 
     options = {"folder_opener": folder_opener} if folder_opener is not None else {}
     workspace.demo = workspace.demo or demo  # its money is simulated (core/money.py)

@@ -54,10 +54,10 @@ from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
 from ensemble_tui.ui.screens.help import toggle_help
-from ensemble_tui.ui.turns.collector import CollectorPolicy
+from ensemble_tui.ui.gc_schedule import CollectorPolicy
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
-from ensemble_tui.ui.turns.turns import ActiveTurn
+from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 
@@ -130,7 +130,7 @@ class EnsembleApp(App[int]):
         self._footer: Footer | None = None  # made in compose()
         self._chat_pane: ChatPane | None = None
         self._keymap_warning: str | None = None  # read in compose()
-        # The garbage collector's schedule (ui/turns/collector.py); left alone unless one is given.
+        # The garbage collector's schedule (ui/gc_schedule.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
         self._after_start_up = after_start_up
         self.started_up = False  # the first complete frame is drawn and the work after it started
@@ -295,7 +295,7 @@ class EnsembleApp(App[int]):
         self.workspace.prepare_uploads()  # after the first frame, which their imports slowed
         self.run_worker(self._clean_up_uploads(), group="uploads", exit_on_error=False)
         self.run_worker(warm_up.warm_up_providers(self), group="warm-up", exit_on_error=False)
-        self.collector.freeze_now()  # freeze what lives as long as the app (ui/turns/collector.py)
+        self.collector.freeze_now()  # freeze what lives as long as the app (ui/gc_schedule.py)
 
     async def _clean_up_uploads(self) -> None:
         """Delete PDFs no chat used for a while, in the background (core/upload_cleanup.py)."""

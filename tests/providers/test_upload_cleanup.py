@@ -147,7 +147,7 @@ async def test_the_app_cleans_up_after_its_first_frame_and_a_refusal_is_one_line
     from ensemble_tui.bootstrap import build_app
     from ensemble_tui.ui.chat_log.chat_view import ChatNotice
     from ensemble_tui.ui.notify import RecordingNotifier
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
 
     registry = UploadRegistry(workspace.archive)
     await uploaded(workspace, sample_pdf)

@@ -2,7 +2,7 @@
 
 `TurnController.turn` (a Textual reactive) is the one record of the run in flight: the app
 watches it and the status line, the buttons, Cancel and the quit dialog follow it; this widget's
-own watcher holds full garbage collections off while it is set (ui/turns/collector.py).
+own watcher holds full garbage collections off while it is set (ui/gc_schedule.py).
 
 The worker runs the engine and posts each core event to this widget as a `TurnEventPosted`
 message; `_render` shows exactly what the event carries (the input, a proposal, a resubmission,
@@ -26,7 +26,7 @@ from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.session import with_failure
 from ensemble_tui.ui.chat_log.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.chat_log.vote_view import ReviewOutcome, review_line, vote_table
-from ensemble_tui.ui.turns.turns import ActiveTurn
+from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.widgets.status_bar import elapsed_text
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.panes.model import ModelPane
     from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ MAPPING = "Drawing the claim map…"
 DONE = "Reply complete"  # how the status line starts when a turn has its reply
 MAPPED = "Claims mapped."  # in place of MAPPING when the claim map comes after the reply
 FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
-SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/turns/collector.py)
+SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/gc_schedule.py)
 CANCELLED = "Cancelled - nothing of that run was kept."
 
 
@@ -198,7 +198,7 @@ class TurnController(Widget):
         self.turn = None
 
     def watch_turn(self, turn: ActiveTurn | None) -> None:
-        """No full collection mid-turn; after one, collect once the app is idle (collector.py)."""
+        """No full collection mid-turn; after one, collect once the app is idle (ui/gc_schedule.py)."""
         if turn is not None:
             self.host.collector.pause()
         else:

@@ -43,7 +43,7 @@ MIN_NAMES_CELLS = 16
 
 
 class Run(Protocol):
-    """What the line reads of the run under way (ui/turns/turns.py's ActiveTurn)."""
+    """What the line reads of the run under way (ui/turns/active_turn.py's ActiveTurn)."""
 
     @property
     def started(self) -> float: ...
