@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.simulator.standby import StandbyDemo
     from ensemble_tui.ui.app import EnsembleApp
-    from ensemble_tui.ui.notify import ReplyNotifier
     from ensemble_tui.ui.gc_schedule import CollectorPolicy
+    from ensemble_tui.ui.notify import ReplyNotifier
 
 T = TypeVar("T")
 

@@ -44,6 +44,7 @@ from ensemble_tui.ui.chat_log.claim_lines import start_loading
 from ensemble_tui.ui.commands import palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
+from ensemble_tui.ui.gc_schedule import CollectorPolicy
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
 from ensemble_tui.ui.panes import pane_id_for_provider, widget_key
@@ -54,10 +55,9 @@ from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
 from ensemble_tui.ui.screens.help import toggle_help
-from ensemble_tui.ui.gc_schedule import CollectorPolicy
+from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
-from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 
@@ -340,7 +340,7 @@ class EnsembleApp(App[int]):
     def say(self, text: str) -> None:
         """The answer to something the user did: in the status line, or during a run (whose
         progress the status line shows) as a line in the chat. Toasts are for errors."""
-        if self.turn is None:
+        if not self.turns.running:
             self.chat.status.show(text)
         else:
             self.add_notice(text, "info")
@@ -363,7 +363,8 @@ class EnsembleApp(App[int]):
 
     def mark_actions(self) -> None:
         refused = frozenset(mode for mode in Mode if self.workspace.refusal(mode) is not None)
-        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style, refused)
+        running = self.turn.mode if self.turn is not None and self.turn.running else None
+        self.chat.actions.mark(self.default_mode, running, self.style, refused)
         self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
 
@@ -372,7 +373,7 @@ class EnsembleApp(App[int]):
         if action in MAIN_SCREEN_ACTIONS and len(self.screen_stack) > 1:
             return False
         if action == "cancel_run":
-            return self.turn is not None
+            return self.turns.running
         if action == "send_added":  # a Shift+F key without a provider in its slot
             slot = parameters[0] if parameters else -1
             return isinstance(slot, int) and 0 <= slot < len(self.workspace.extra_providers)

@@ -98,7 +98,7 @@ class Restyling:
     def restyle(self, style: Style) -> None:
         """Redo the last turn in `style` from its proposals; the reply replaces the last one."""
         host = self.host
-        if host.turns.turn is not None:
+        if not host.turns.may_send:
             host.notify(host.turns.busy_message(), severity="warning", markup=False)
             return
         found = self.source()
