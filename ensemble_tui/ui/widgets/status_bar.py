@@ -118,7 +118,7 @@ class StatusBar(Horizontal):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.run: Run | None = None  # the turn on screen, if any (its reply under way, or its claim map)
-        self.text = "Ready."
+        self._text = "Ready."
         self.note = ""  # after `text` when it is the turn's end line ("Claims mapped.")
         self._turn_end = False  # `text` is the line the last turn ended with (show_turn_end)
         self.hint = ""  # how to cancel, shown while a run is under way
@@ -145,6 +145,13 @@ class StatusBar(Horizontal):
         self._paint()
 
     @property
+    def text(self) -> str:
+        """The line's text as shown: what it was last given, then, after a turn's end line, how
+        its claim map is doing ("Drawing the claim map…" while its turn is MAPPING)."""
+        note = self._end_note() if self._turn_end else ""
+        return f"{self._text} {note}" if note else self._text
+
+    @property
     def running(self) -> bool:
         """A reply is under way: the spinner turns and the clock counts."""
         return self.run is not None and self.run.phase is TurnPhase.RUNNING
@@ -165,7 +172,7 @@ class StatusBar(Horizontal):
 
     def show(self, text: str) -> None:
         """What the run is doing, or how it ended, or the answer to something the user did."""
-        self.text = text
+        self._text = text
         self.note = ""
         self._turn_end = False
         self._paint()
@@ -183,7 +190,7 @@ class StatusBar(Horizontal):
             self._paint()
 
     def update_status(self, text: str, answered: Sequence[str] = (), waiting: Sequence[str] = ()) -> None:
-        self.text = text
+        self._text = text
         self.answered, self.waiting = tuple(answered), tuple(waiting)
         self._paint()
 
@@ -246,8 +253,6 @@ class StatusBar(Horizontal):
         if self.running:
             progress.append(SPINNER[self._frame] + " ", style="bold")
         progress.append_text(plain(self.text))
-        if self._turn_end and (note := self._end_note()):
-            progress.append(f" {note}")
         suffix = Text(end="", no_wrap=True)
         if self.running and self.run is not None:
             suffix.append(f"  {elapsed_text(time.monotonic() - self.run.started)}", style="dim")
