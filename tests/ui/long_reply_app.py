@@ -1,25 +1,24 @@
-"""The app on the demo simulator with one scripted All turn: a 40-line reply whose claim map
-comes after it, read or unreadable (issue 31's long-reply case). Used by the snapshot test
+"""The app with one scripted All turn: a 40-line reply whose claim map comes after it, read or
+unreadable (issue 31's long-reply case). Used by the snapshot test
 (tests/ui/test_long_reply_late_map.py) and, as `python -m tests.ui.long_reply_app HOME
 {read,unreadable}`, by its tmux test, which runs the app in a real terminal.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import random
 import sys
 from pathlib import Path
 
+from ensemble_tui.core.provider import CallRequest, Reply, Usage
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
-from ensemble_tui.providers.registry import build_providers
-from ensemble_tui.simulator.demo import REVISED_MARK, DemoSimulator
-from ensemble_tui.simulator.demo_claims import MAP_MARK
-from ensemble_tui.simulator.script import ScriptedReply
+from ensemble_tui.simulator.demo_claims import scripted_map
 from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.gc_schedule import CollectorPolicy
 from ensemble_tui.ui.notify import RecordingNotifier
-from tests.support import no_sleep
+from tests.support import ScriptedProvider, no_sleep, role_of
 
 QUESTION = "Walk me through attention."
 FIRST_LINE = "First line of the long reply."
@@ -27,45 +26,39 @@ LAST_LINE = "Line 40, the last of the long reply."
 LONG_REPLY = "\n\n".join(
     [FIRST_LINE, *(f"Line {n} of the long reply, in one sentence." for n in range(2, 40)), LAST_LINE]
 )
-MAP_LATE_S = 1.5  # the map's call answers this long after the reply's
+MAP_LATE_S = 1.0  # the mapper answers this long after it is asked: after the reply is shown
 
 
-def script_turn(sim: DemoSimulator, map_readable: bool) -> None:
-    """ChatGPT (the aggregator, so the mapper) writes the 40-line reply in the final pass; its
-    map comes MAP_LATE_S later: the demo's own, or prose twice (the map and its one repair). The
-    demo's aggregator asks for one more round first: each of its two passes draws a map."""
-    sim.openai.push(ScriptedReply(LONG_REPLY, match=REVISED_MARK, unless=MAP_MARK))
-    if not map_readable:
-        for _ in range(2):
-            sim.openai.push(
-                ScriptedReply("Here are the claims, in prose.", match=MAP_MARK, latency_s=MAP_LATE_S),
-                ScriptedReply("Still prose.", match="not the JSON claim map"),
-            )
-        return
-    respond = sim.openai.default
+class LateMapper(ScriptedProvider):
+    """A scripted provider whose claim-map calls answer MAP_LATE_S late."""
 
-    def slowly(request):  # type: ignore[no-untyped-def]
-        reply = respond(request)  # type: ignore[operator]
-        return dataclasses.replace(reply, latency_s=MAP_LATE_S) if MAP_MARK in request.text else reply
-
-    sim.openai.default = slowly
+    async def complete(self, request: CallRequest) -> Reply:
+        if role_of(request) == "mapper":
+            await asyncio.sleep(MAP_LATE_S)
+        return await super().complete(request)
 
 
-def long_reply_app(home: Path, sim: DemoSimulator, map_readable: bool) -> EnsembleApp:
-    """The app, its providers the real SDKs' adapters pointed at `sim`, the map on."""
+def demo_map(request: CallRequest) -> Reply:
+    """The demo's claim map of the proposals in the mapper's request (a readable one)."""
+    return Reply(scripted_map(request.messages[-1].text), Usage(input_tokens=1000, output_tokens=200))
+
+
+def long_reply_app(home: Path, map_readable: bool) -> EnsembleApp:
+    """ChatGPT aggregates (so it draws the map): the 40-line reply at once, the map late, the
+    demo's own or prose twice (the map and its one repair)."""
     workspace = Workspace.open(home)
-    providers, unavailable = build_providers(workspace, env=sim.env)
-    workspace.attach_providers(providers, unavailable)
+    workspace.session.id = "2026-01-02_09-30-00"  # the title names it: fixed for the snapshots
+    providers = {label: LateMapper(label, default=f"{label} answer") for label in ("ChatGPT", "Claude", "Gemini")}
+    mapper = [demo_map] if map_readable else ["Here are the claims, in prose.", "Still prose."]
+    providers["ChatGPT"].scripts = {"aggregator": ["FINAL REPLY:\n" + LONG_REPLY], "mapper": mapper}
+    workspace.attach_providers(providers, {})  # type: ignore[arg-type]
     workspace.update_settings(claim_map=True)
-    script_turn(sim, map_readable)
     engine = Engine(workspace, rng=random.Random(5), sleep=no_sleep, timeout_s=20)
-    return EnsembleApp(workspace, engine=engine, notifier=RecordingNotifier())
+    return EnsembleApp(workspace, engine=engine, notifier=RecordingNotifier(), collector=CollectorPolicy(enabled=False))
 
 
 def main() -> None:
-    home, readable = Path(sys.argv[1]), sys.argv[2] == "read"
-    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        long_reply_app(home, sim, readable).run()
+    long_reply_app(Path(sys.argv[1]), sys.argv[2] == "read").run()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Issue 31: a 40-line All reply whose claim map comes after it, read or not. Long replies show
 from their start; the map's late outcome ("Claim map left out", or the summary under the reply)
-never moves the chat's view. At 80x24 and 120x40, on the demo simulator through the real SDKs.
+never moves the chat's view. At 80x24 and 120x40, with scripted providers (tests/ui/long_reply_app.py).
 
 Update the snapshots with: pytest tests/ui/test_long_reply_late_map.py --snapshot-update
 """
@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from ensemble_tui.simulator.demo import DemoSimulator
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.turns import turn_controller
 from tests.ui.conftest import type_text, wait_until
-from tests.ui.long_reply_app import FIRST_LINE, QUESTION, long_reply_app
+from tests.ui.long_reply_app import QUESTION, long_reply_app
 from tests.ui.test_snapshots import SIZES, steady_cursor
 
 
@@ -46,11 +45,9 @@ def test_a_long_replys_start_stays_in_view_when_its_map_comes_late(
     snap_compare, home, monkeypatch, size, readable
 ) -> None:
     monkeypatch.setattr(turn_controller, "elapsed_text", lambda _seconds: "3s")  # a fixed clock on screen
-    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        app = long_reply_app(home, sim, readable)
+    app = long_reply_app(home, readable)
 
-        async def run_before(pilot) -> None:
-            await send_and_wait_for_the_map(pilot, readable)
+    async def run_before(pilot) -> None:
+        await send_and_wait_for_the_map(pilot, readable)
 
-        assert snap_compare(app, terminal_size=size, run_before=run_before)
-    assert FIRST_LINE  # the line the snapshots show under the question
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
