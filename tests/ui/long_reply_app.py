@@ -30,11 +30,13 @@ MAP_LATE_S = 1.0  # the mapper answers this long after it is asked: after the re
 
 
 class LateMapper(ScriptedProvider):
-    """A scripted provider whose claim-map calls answer MAP_LATE_S late."""
+    """A scripted provider whose claim-map calls answer `map_delay_s` late."""
+
+    map_delay_s: float = MAP_LATE_S
 
     async def complete(self, request: CallRequest) -> Reply:
         if role_of(request) == "mapper":
-            await asyncio.sleep(MAP_LATE_S)
+            await asyncio.sleep(self.map_delay_s)
         return await super().complete(request)
 
 
