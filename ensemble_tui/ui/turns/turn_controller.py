@@ -238,7 +238,13 @@ class TurnController(Widget):
         message.stop()
         turn = self.turn
         if turn is not None and turn.run_id == message.run_id:
-            self._render(turn, message.event)
+            try:
+                self._render(turn, message.event)
+            except AssertionError:  # assert_never: an event outside the TurnEvent union (a bug)
+                log.error("an event the app does not know: %r", message.event, exc_info=True)
+                self.host.add_notice(
+                    f"An event the app does not know was not shown ({type(message.event).__name__}).", "error"
+                )
         # else: a late event of a run that was superseded or stopped
 
     def _render(self, turn: ActiveTurn, event: ev.TurnEvent) -> None:
