@@ -60,7 +60,7 @@ class SessionFile(BaseModel):
 
 @dataclass(frozen=True)
 class TurnChange:
-    """Everything one step of a turn changes, for `commit_turn` (the one commit: the engine's
+    """Everything one step of a turn changes, for `commit_turn` (the one commit: core/turn/commit.py's
     `save` is its only caller, for the turn's outcome and for a claim map drawn after it).
 
     `session` is the session as the step leaves it; `appended` are the messages that make up

@@ -2,8 +2,8 @@
 
 A turn runs in its own task; its consumer reads the handle's typed events (core/turn/events.py)
 and may cancel it. The engine is the only code that changes the session, and it stores every
-change through one function, `save` (SessionStore.commit_turn, in a worker thread; the session
-is assigned on the event loop's thread once it returns): the turn's outcome at its end (`_commit`:
+change through one function, `save` (core/turn/commit.py: SessionStore.commit_turn in a worker
+thread, the session assigned on the event loop's thread): the turn's outcome at its end (`_commit`:
 a final reply, a failure whose input is kept for a retry, or a cancel that keeps only the money
 spent), and a claim map drawn after the reply (late_map.py). The reply is announced only once
 it is stored.
@@ -17,6 +17,7 @@ import random
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -37,14 +38,14 @@ from ensemble_tui.core.paper.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Turn
 from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
-from ensemble_tui.core.store.session_store import Committed, TranscriptError, TurnChange
+from ensemble_tui.core.store.session_store import TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.auto import auto_provenance, run_auto
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
 from ensemble_tui.core.turn.claim_mapping import ClaimMapping
+from ensemble_tui.core.turn.commit import reloaded, save
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import (
-    ChatReloaded,
     ClaimsLeftOut,
     EngineEvent,
     InputRecorded,
@@ -53,11 +54,10 @@ from ensemble_tui.core.turn.events import (
     ProposerFailed,
     ReplyCommitted,
     RunFailed,
-    StatusChanged,
     TurnNotSaved,
     TurnRolledBack,
 )
-from ensemble_tui.core.turn.failure_lines import failure_message, save_failure, transcript_failure
+from ensemble_tui.core.turn.failure_lines import failure_message, save_failure
 from ensemble_tui.core.turn.handle import TurnHandle, TurnPhase
 from ensemble_tui.core.turn.late_map import LateMap
 from ensemble_tui.core.turn.retry import RetryPolicy
@@ -69,7 +69,6 @@ log = logging.getLogger(__name__)
 
 Emit = Callable[[EngineEvent], None]
 REQUEST_KEY = "\x00request "  # a synthesis request's key among the texts checked (no provider's name)
-WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
 
 
 @dataclass(frozen=True)
@@ -257,7 +256,9 @@ class Engine:
             handle.phase = TurnPhase.MAPPING
         emit(ReplyCommitted(message, mode, claims, tuple(runner.resubmissions), map_pending=map_pending, turn_id=row))
         if map_pending and caller is not None:
-            await self._settle_map(LateMap(workspace, record, caller, caller.spent, row, self.save), runner, emit)
+            await self._settle_map(
+                LateMap(workspace, record, caller, caller.spent, row, partial(save, workspace)), runner, emit
+            )
 
     def _claim_mapping(
         self, mode: RunMode, context: TurnContext, emit: Callable[[EngineEvent], None]
@@ -472,7 +473,7 @@ class Engine:
         turn = caller.ledger.turn if caller and isinstance(caller.ledger, SqliteLedger) else None
         change = TurnChange(after, appended, resubmissions, outputs, spent, record if record.calls else None, turn)
         try:
-            committed = await self.save(change, emit)
+            committed = await save(workspace, change, emit)
         except OSError as exc:
             recovered = None
             if reply is not None:  # the answer paid for is kept somewhere, whatever the home's state
@@ -483,41 +484,8 @@ class Engine:
             return None
         return committed.turn_id if committed is not None else None
 
-    async def save(self, change: TurnChange, emit: Emit) -> Committed | None:
-        """The one place the session is stored and assigned: `change` in one transaction
-        (SessionStore.commit_turn, in a worker thread), then `workspace.session` set here, on
-        the event loop's thread. Everything the change replaces is replaced in that transaction
-        or not at all. Returns None if the turn is stored but its transcript lags (a line says
-        so); raises OSError if it cannot be stored: the session in memory is then the changed
-        one, so the next save that succeeds stores it too."""
-        workspace = self.workspace
-        loop = asyncio.get_running_loop()
-
-        def waiting() -> None:
-            loop.call_soon_threadsafe(emit, StatusChanged(WAITING_FOR_OTHER))
-
-        try:  # shielded: a cancel (Esc, a new turn) never interrupts a commit under way
-            committed = await asyncio.shield(asyncio.to_thread(workspace.store.commit_turn, change, on_wait=waiting))
-        except TranscriptError as exc:  # the turn is stored; only its Markdown copy lags
-            workspace.session = change.session
-            emit(Notice(transcript_failure(exc)))
-            return None
-        except BaseException:
-            workspace.session = change.session
-            raise
-        workspace.session = committed.session
-        if committed.merged:  # the chat as it now stands, this turn's messages at its end
-            emit(reloaded(committed.session))
-        return committed
-
 
 async def abandon_map(runner: TurnRunner | None) -> None:
     """A turn that ends without a reply cancels its mapping calls (recorded like any call)."""
     if runner is not None and runner.claim_mapping is not None:
         await runner.claim_mapping.abandon()
-
-
-def reloaded(session: SessionData) -> ChatReloaded:
-    return ChatReloaded(
-        tuple(session.history), tuple(session.resubmissions), dict(session.last_outputs), session.cost_usd
-    )

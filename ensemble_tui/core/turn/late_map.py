@@ -5,7 +5,7 @@ the reply, the engine commits the reply, announces it (ReplyCommitted.map_pendin
 handle is in its MAPPING phase), and then awaits the map here. Once it is drawn, or left out, or
 dropped by a cancel (a new turn, the app closing), what its calls cost and the run's record,
 rewritten with the map and those calls, are stored in one commit through the engine's one save
-(`Engine.save`: SessionStore.commit_turn, so another process's turns are merged, not
+(core/turn/commit.py `save`: SessionStore.commit_turn, so another process's turns are merged, not
 overwritten; the session assigned on the event loop's thread). The map's outcome is announced
 after it is stored, keyed by the run's archive id: ClaimsMapped, or ClaimsLeftOut (why).
 """
@@ -35,7 +35,7 @@ Save = Callable[[TurnChange, Emit], Awaitable[Committed | None]]
 class LateMap:
     """The map of a committed turn: `spent` is what the turn's calls had cost at its commit,
     `turn_id` its record's row in the archive (None: not stored, nothing to amend); `save` is
-    the engine's one commit (Engine.save)."""
+    the one commit (core/turn/commit.py)."""
 
     workspace: Workspace
     record: TurnRecord
