@@ -168,3 +168,45 @@ async def test_an_earlier_passs_map_is_never_announced(engine, workspace, demo):
     assert map_of(events).summary == SUMMARY
     maps = [a for a in last_record(workspace).artifacts if a.kind == "claims"]
     assert [bool(a.data.get("superseded")) for a in maps] == [True, False]
+
+
+async def test_the_handle_says_whether_a_turn_runs_through_its_late_map(engine, workspace, demo):
+    """One answer to "is a turn running?": the handle's phase, RUNNING, then MAPPING while the map
+    is drawn after the reply, then DONE; the map's cost and record are stored in the same commit
+    path as the reply (two commits, the map's cost and record in one)."""
+    import threading
+
+    from ensemble_tui.core.turn.handle import TurnPhase
+
+    slow_map(demo.openai)
+    commits: list[str] = []
+    store = workspace.store
+    commit_turn = store.commit_turn
+
+    def recording(change, **kwargs):
+        commits.append(threading.current_thread().name)  # the store's thread (a worker)
+        return commit_turn(change, **kwargs)
+
+    store.commit_turn = recording  # type: ignore[method-assign]
+    handle = engine.start(Mode.ALL, "What does the paper report?", Style.VOTE)
+    assert handle.phase is TurnPhase.RUNNING and engine.running
+    phases = []
+    async for event in handle.events:
+        phases.append((type(event).__name__, handle.phase))
+    assert ("ReplyCommitted", TurnPhase.MAPPING) in phases and phases[-1] == ("ClaimsMapped", TurnPhase.MAPPING)
+    assert handle.phase is TurnPhase.DONE and not engine.running
+    assert len(commits) == 2  # the reply's commit, then the late map's (cost and record together)
+    assert Workspace.open(workspace.paths.root).session.cost_usd == workspace.session.cost_usd
+
+
+def test_the_session_store_is_committed_from_one_place():
+    """`commit_turn` has one caller (core/turn/commit.py), used by the turn and its late map."""
+    from pathlib import Path
+
+    import ensemble_tui
+
+    root = Path(ensemble_tui.__file__).parent
+    callers = sorted(
+        str(path.relative_to(root)) for path in root.rglob("*.py") if ".commit_turn(" in path.read_text()
+    ) + sorted(str(path.relative_to(root)) for path in root.rglob("*.py") if "store.commit_turn," in path.read_text())
+    assert callers == ["core/turn/commit.py"]
