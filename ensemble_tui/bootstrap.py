@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
     from ensemble_tui.simulator.standby import StandbyDemo
     from ensemble_tui.ui.app import EnsembleApp
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
     from ensemble_tui.ui.notify import ReplyNotifier
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
 
 T = TypeVar("T")
 
@@ -140,11 +140,11 @@ def eval_simulator(demo: bool, home: Path) -> Iterator[dict[str, str] | None]:
 
 def collector_hold(owns_process: bool) -> AbstractContextManager[None]:
     """The app starts without automatic garbage collection, the process being its own (see
-    ui/turns/collector.py: 30-45 ms of the time to the first frame); the other commands leave
+    ui/gc_schedule.py: 30-45 ms of the time to the first frame); the other commands leave
     the collector alone."""
     if not owns_process:
         return nullcontext()
-    from ensemble_tui.ui.turns.collector import start_up_hold
+    from ensemble_tui.ui.gc_schedule import start_up_hold
 
     return start_up_hold()
 
@@ -163,10 +163,10 @@ def build_app(
     """The one app factory, shared by the command line, the UI tests and the benchmarks.
 
     The command's app owns its process, so it also schedules the garbage collector (no full
-    collection in the middle of a turn; see ui/turns/collector.py); tests pass a collector that is off.
+    collection in the middle of a turn; see ui/gc_schedule.py); tests pass a collector that is off.
     """
     from ensemble_tui.ui.app import EnsembleApp
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
 
     options = {"folder_opener": folder_opener} if folder_opener is not None else {}
     workspace.demo = workspace.demo or demo  # its money is simulated (core/money.py)

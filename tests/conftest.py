@@ -48,7 +48,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     collection imported is frozen out of its reach (`gc.freeze()`), and the youngest generation
     is collected every 10,000 allocations instead of 700, so fewer short-lived objects (an app
     lives a second or two) reach the older generations. Everything the tests make is still
-    collected; the app's own schedule (ui/turns/collector.py) is tested in
+    collected; the app's own schedule (ui/gc_schedule.py) is tested in
     tests/ui/test_collector.py. Measured on tests/ui with four workers: 206 s of CPU before,
     152 s after."""
     gc.collect()

@@ -7,7 +7,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from ensemble_tui.bootstrap import beside_warm_up
 from ensemble_tui.commands.ask_json import dumps, turn_json
@@ -24,9 +24,10 @@ from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.assembly import claim_mapper
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
+    ChatReloaded,
+    ClaimsLeftOut,
     ClaimsMapped,
     CostUpdated,
-    EngineEvent,
     InputRecorded,
     Notice,
     ProposalReceived,
@@ -38,6 +39,7 @@ from ensemble_tui.core.turn.events import (
     RunFailed,
     StatusChanged,
     TurnNotSaved,
+    TurnRolledBack,
     VoteCounted,
 )
 from ensemble_tui.core.upload_cleanup import alongside_clean_up
@@ -56,8 +58,10 @@ def render_reply(event: ReplyCommitted) -> str:
     return f"{event.text}\n\nSources:\n{sources}"
 
 
-def describe(event: EngineEvent) -> str | None:
-    """One stderr line for an event, or None for events that need none."""
+def describe(
+    event: StatusChanged | ProposerFailed | Resubmitted | Notice | RetryScheduled | ReviewReceived | VoteCounted,
+) -> str:
+    """The stderr line for an event that has one."""
     if isinstance(event, StatusChanged):
         answered = f" [answered: {', '.join(event.answered)}]" if event.answered else ""
         return event.text + answered
@@ -71,9 +75,7 @@ def describe(event: EngineEvent) -> str | None:
         return event.line
     if isinstance(event, ReviewReceived):
         return f"{event.reviewer} reviewed the answers" + ("" if event.accepted else " (unreadable, left out)")
-    if isinstance(event, VoteCounted):
-        return "tally: " + ", ".join(tally_entry(row) for row in event.rows)
-    return None
+    return "tally: " + ", ".join(tally_entry(row) for row in event.rows)
 
 
 def say(line: str, err: TextIO) -> None:
@@ -120,42 +122,58 @@ async def run_ask(
     claims: ClaimMap | None = None
     reuse, reused_from = (restyle.reuse, restyle.reused_from) if restyle is not None else (None, 0)
     async for event in engine.run(mode, question, style, reuse=reuse, reused_from=reused_from):
-        if isinstance(event, ProposalReceived):
-            outputs[event.provider] = event.output
-        elif isinstance(event, InputRecorded):
-            before = chat = engine.workspace.session.cost_usd  # the chat as the turn found it
-        elif isinstance(event, CostUpdated):
-            chat = event.session_cost_usd
-        if isinstance(event, TurnNotSaved):
-            unsaved = event.message
-        elif isinstance(event, ReplyCommitted):
-            committed, claims = event, event.claims
-            if not as_json:  # the reply at once; a claim map still out is awaited after it
-                print(render_reply(event), file=out, flush=True)
-            if not event.map_pending:  # else once the map's call is paid for too
-                say(cost_line(chat - before, chat, simulated=simulated), err)
-            if event.message.provenance is not None:
-                say(f"reply by: {event.message.provenance.line}", err)
-            if event.message.checks:
-                from ensemble_tui.core.paper.quotes import QuoteReport, stderr_lines
+        match event:  # every event named: a new one fails the type check until it is handled here
+            case ProposalReceived():
+                outputs[event.provider] = event.output
+            case InputRecorded():
+                before = chat = engine.workspace.session.cost_usd  # the chat as the turn found it
+            case CostUpdated():
+                chat = event.session_cost_usd
+            case TurnNotSaved():
+                unsaved = event.message
+            case ReplyCommitted():
+                committed, claims = event, event.claims
+                if not as_json:  # the reply at once; a claim map still out is awaited after it
+                    print(render_reply(event), file=out, flush=True)
+                if not event.map_pending:  # else once the map's call is paid for too
+                    say(cost_line(chat - before, chat, simulated=simulated), err)
+                if event.message.provenance is not None:
+                    say(f"reply by: {event.message.provenance.line}", err)
+                if event.message.checks:
+                    from ensemble_tui.core.paper.quotes import QuoteReport, stderr_lines
 
-                for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
+                    for line in stderr_lines(QuoteReport.from_record(event.message.checks)):
+                        say(line, err)
+                if event.map_pending:
+                    say(MAPPING, err)
+            case ClaimsMapped():
+                claims = event.claims
+            case ClaimsLeftOut():
+                say(event.message, err)
+            case RunFailed():
+                if chat > before:  # what the calls made before the failure cost
+                    say(cost_line(chat - before, chat, simulated=simulated), err)
+                say(f"ensemble-tui: {event.message}", err)
+                if unsaved is not None:
+                    say(f"ensemble-tui: {unsaved}", err)
+                return 1
+            case ProposerFailed() if event.message in said:
+                continue
+            case (
+                StatusChanged()
+                | ProposerFailed()
+                | Resubmitted()
+                | Notice()
+                | RetryScheduled()
+                | ReviewReceived()
+                | VoteCounted()
+            ):
+                if line := describe(event):
                     say(line, err)
-            if event.map_pending:
-                say(MAPPING, err)
-        elif isinstance(event, ClaimsMapped):
-            claims = event.claims
-        elif isinstance(event, RunFailed):
-            if chat > before:  # what the calls made before the failure cost
-                say(cost_line(chat - before, chat, simulated=simulated), err)
-            say(f"ensemble-tui: {event.message}", err)
-            if unsaved is not None:
-                say(f"ensemble-tui: {unsaved}", err)
-            return 1
-        elif isinstance(event, ProposerFailed) and event.message in said:
-            continue
-        elif (line := describe(event)) is not None and line:
-            say(line, err)
+            case ChatReloaded() | TurnRolledBack():
+                pass
+            case _:
+                assert_never(event)
     if committed is None:
         return 1
     if as_json:  # the whole turn, its map and the map's cost included, once the map is settled

@@ -47,6 +47,7 @@ from ensemble_tui.ui.chat_log.claim_lines import start_loading
 from ensemble_tui.ui.commands import Palette, palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
+from ensemble_tui.ui.gc_schedule import CollectorPolicy
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
 from ensemble_tui.ui.panes import pane_id_for_provider, widget_key
@@ -57,10 +58,9 @@ from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
 from ensemble_tui.ui.screens.help import app_key_groups, toggle_help
-from ensemble_tui.ui.turns.collector import CollectorPolicy
+from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
-from ensemble_tui.ui.turns.turns import ActiveTurn
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 
@@ -130,7 +130,7 @@ class EnsembleApp(App[int]):
         # Configurations/Keymap.json, read once: Textual's keymap remaps the bindings with it, and
         # the palette, the help screen and the buttons name the keys through it (ui/bindings.py).
         self.keymap, self._keymap_warning = load_keymap(workspace.paths.configurations / KEYMAP_FILE)
-        # The garbage collector's schedule (ui/turns/collector.py); left alone unless one is given.
+        # The garbage collector's schedule (ui/gc_schedule.py); left alone unless one is given.
         self.collector = collector or CollectorPolicy(enabled=False)
         self._after_start_up = after_start_up
         self.started_up = False  # the first complete frame is drawn and the work after it started
@@ -288,7 +288,7 @@ class EnsembleApp(App[int]):
         self.workspace.prepare_uploads()  # after the first frame, which their imports slowed
         self.run_worker(self._clean_up_uploads(), group="uploads", exit_on_error=False)
         self.run_worker(warm_up.warm_up_providers(self), group="warm-up", exit_on_error=False)
-        self.collector.freeze_now()  # freeze what lives as long as the app (ui/turns/collector.py)
+        self.collector.freeze_now()  # freeze what lives as long as the app (ui/gc_schedule.py)
 
     async def _clean_up_uploads(self) -> None:
         """Delete PDFs no chat used for a while, in the background (core/upload_cleanup.py)."""
@@ -329,7 +329,7 @@ class EnsembleApp(App[int]):
     def say(self, text: str) -> None:
         """The answer to something the user did: in the status line, or during a run (whose
         progress the status line shows) as a line in the chat. Toasts are for errors."""
-        if self.turn is None:
+        if not self.turns.running:
             self.chat.status.show(text)
         else:
             self.add_notice(text, "info")
@@ -352,7 +352,8 @@ class EnsembleApp(App[int]):
 
     def mark_actions(self) -> None:
         refused = frozenset(mode for mode in Mode if self.workspace.refusal(mode) is not None)
-        self.chat.actions.mark(self.default_mode, self.turn.mode if self.turn else None, self.style, refused)
+        running = self.turn.mode if self.turn is not None and self.turn.running else None
+        self.chat.actions.mark(self.default_mode, running, self.style, refused)
         self.chat.status.set_style(self.style.label, self.default_mode.is_multi)
         self.refresh_bindings()
 
@@ -372,7 +373,7 @@ class EnsembleApp(App[int]):
         if not table_action.over_dialogs and len(self.screen_stack) > 1:
             return False
         if table_action.needs_turn:
-            return self.turn is not None
+            return self.turns.running
         if table_action.needs_added_slot:
             slot = table_action.args[0]
             return isinstance(slot, int) and slot < len(self.workspace.extra_providers)

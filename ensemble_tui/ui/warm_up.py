@@ -22,7 +22,7 @@ class Providers(Protocol):
 
 
 class Collector(Protocol):
-    """The part of the app's garbage-collector schedule (ui/turns/collector.py) the warm-up uses."""
+    """The part of the app's garbage-collector schedule (ui/gc_schedule.py) the warm-up uses."""
 
     def pause(self) -> None: ...
     def resume(self) -> None: ...
@@ -46,7 +46,7 @@ async def warm_up_providers(app: WarmUpHost) -> None:
     slices short enough for typing to stay smooth.
 
     The imports make ~200K long-lived objects: full collections wait until they are done, then
-    the new objects are frozen at once, as at the end of start-up (ui/turns/collector.py). A turn
+    the new objects are frozen at once, as at the end of start-up (ui/gc_schedule.py). A turn
     started meanwhile owns the collector; its end settles it.
     """
     from ensemble_tui.core.turn.warm_up import Warmable, warm_up_all

@@ -30,6 +30,10 @@ def slow_map(script, delay_s: float = SLOW_S) -> None:
     script.default = slowly
 
 
+def last_turn_id(workspace: Workspace) -> int:
+    return workspace.archive.turns(workspace.session.id)[-1].id
+
+
 def stored_cost(workspace: Workspace) -> float:
     return Workspace.open(workspace.paths.root).session.cost_usd
 
@@ -50,7 +54,7 @@ async def test_a_slow_map_never_delays_the_reply_and_is_kept_and_shown_when_it_c
     # the reply came first, without waiting for the map (drawn SLOW_S after it started, with the
     # reply's last pass): measured between the events, as the machine may be slow to start a turn
     assert mapped_at - reply_at > SLOW_S / 2
-    assert mapped.claims.summary == SUMMARY and mapped.reply == reply.message
+    assert mapped.claims.summary == SUMMARY and mapped.turn_id == reply.turn_id == last_turn_id(workspace)
 
     record = last_record(workspace)  # the late map is attached to the stored run...
     assert claims_of(record.artifacts).summary == SUMMARY
@@ -164,3 +168,45 @@ async def test_an_earlier_passs_map_is_never_announced(engine, workspace, demo):
     assert map_of(events).summary == SUMMARY
     maps = [a for a in last_record(workspace).artifacts if a.kind == "claims"]
     assert [bool(a.data.get("superseded")) for a in maps] == [True, False]
+
+
+async def test_the_handle_says_whether_a_turn_runs_through_its_late_map(engine, workspace, demo):
+    """One answer to "is a turn running?": the handle's phase, RUNNING, then MAPPING while the map
+    is drawn after the reply, then DONE; the map's cost and record are stored in the same commit
+    path as the reply (two commits, the map's cost and record in one)."""
+    import threading
+
+    from ensemble_tui.core.turn.handle import TurnPhase
+
+    slow_map(demo.openai)
+    commits: list[str] = []
+    store = workspace.store
+    commit_turn = store.commit_turn
+
+    def recording(change, **kwargs):
+        commits.append(threading.current_thread().name)  # the store's thread (a worker)
+        return commit_turn(change, **kwargs)
+
+    store.commit_turn = recording  # type: ignore[method-assign]
+    handle = engine.start(Mode.ALL, "What does the paper report?", Style.VOTE)
+    assert handle.phase is TurnPhase.RUNNING and engine.running
+    phases = []
+    async for event in handle.events:
+        phases.append((type(event).__name__, handle.phase))
+    assert ("ReplyCommitted", TurnPhase.MAPPING) in phases and phases[-1] == ("ClaimsMapped", TurnPhase.MAPPING)
+    assert handle.phase is TurnPhase.DONE and not engine.running
+    assert len(commits) == 2  # the reply's commit, then the late map's (cost and record together)
+    assert Workspace.open(workspace.paths.root).session.cost_usd == workspace.session.cost_usd
+
+
+def test_the_session_store_is_committed_from_one_place():
+    """`commit_turn` has one caller (core/turn/commit.py), used by the turn and its late map."""
+    from pathlib import Path
+
+    import ensemble_tui
+
+    root = Path(ensemble_tui.__file__).parent
+    callers = sorted(
+        str(path.relative_to(root)) for path in root.rglob("*.py") if ".commit_turn(" in path.read_text()
+    ) + sorted(str(path.relative_to(root)) for path in root.rglob("*.py") if "store.commit_turn," in path.read_text())
+    assert callers == ["core/turn/commit.py"]

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ensemble_tui.core.chat.modes import Mode, Style
-from ensemble_tui.core.turn.events import ClaimsMapped, Notice, ReplyCommitted
+from ensemble_tui.core.turn.events import ClaimsLeftOut, ClaimsMapped, Notice, ReplyCommitted
 from ensemble_tui.simulator import ScriptedReply
 from ensemble_tui.simulator.demo_claims import MAP_MARK
 
@@ -86,8 +86,9 @@ async def test_an_unreadable_map_gets_one_repair_then_is_left_out(engine, worksp
     )
     events = await run(engine, Mode.ALL, "What does the paper report?", Style.VOTE)
     assert map_of(events) is None
-    notes = [event.message for event in events if isinstance(event, Notice) and "Claim map" in event.message]
-    assert len(notes) == 1 and "could not be read" in notes[0]
+    notes = [event.message for event in events if isinstance(event, ClaimsLeftOut)]
+    assert len(notes) == 1 and "could not be read" in notes[0] and notes[0].startswith("Claim map left out:")
+    assert not [event for event in events if isinstance(event, Notice) and "Claim map" in event.message]
     mapper_calls = [call for call in last_record(workspace).calls if call.role == "mapper"]
     assert len(mapper_calls) == 2  # the map and its one repair
 

@@ -146,8 +146,8 @@ async def test_prune_deletes_only_uploads_no_chat_uses_now(workspace, sim, sampl
 async def test_the_app_cleans_up_after_its_first_frame_and_a_refusal_is_one_line(workspace, sim, sample_pdf, other_pdf):
     from ensemble_tui.bootstrap import build_app
     from ensemble_tui.ui.chat_log.chat_view import ChatNotice
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
     from ensemble_tui.ui.notify import RecordingNotifier
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
 
     registry = UploadRegistry(workspace.archive)
     await uploaded(workspace, sample_pdf)

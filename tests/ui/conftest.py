@@ -22,8 +22,8 @@ from ensemble_tui.bootstrap import build_app
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
+from ensemble_tui.ui.gc_schedule import CollectorPolicy
 from ensemble_tui.ui.notify import RecordingNotifier
-from ensemble_tui.ui.turns.collector import CollectorPolicy
 from tests.support import FolderOpener, ScriptedProvider, no_sleep
 
 SIZE = (120, 40)

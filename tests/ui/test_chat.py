@@ -322,4 +322,5 @@ async def test_reviews_fill_one_line_the_tally_is_a_table_and_unknown_events_are
         shown = screen_text(app)
         assert "Debate: final ranking" in shown and "🥇 gold" in shown and "[red]ChatGPT" in shown
         assert table.region.y > line.region.y
-        assert not notices(app, "error") and app.is_running
+        # an event outside the closed TurnEvent union is not silently ignored (issue 31): one line says so
+        assert notices(app, "error") == ["✖ An event the app does not know was not shown (object)."] and app.is_running

@@ -121,7 +121,7 @@ async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
             await wait_until(pilot, lambda: "Drawing the claim map" in app.chat.status.text, timeout=20)
-            assert app.turns.turn is None  # the reply is in: the next question may be typed
+            assert app.turns.may_send and app.turns.map_pending  # the reply is in: the next question may be sent
             assert "1 disputed" not in rendered_text(app.chat.log_view.entries[-1].content)
             await pilot.press("f10")  # open while the map is drawn: it fills when it comes
             await wait_until(pilot, lambda: on_claims(app))

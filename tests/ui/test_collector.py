@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ensemble_tui.ui.turns.collector import NO_FULL_COLLECTION, CollectorPolicy, start_up_hold
+from ensemble_tui.ui.gc_schedule import NO_FULL_COLLECTION, CollectorPolicy, start_up_hold
 from tests.support import Hang
 from tests.ui.conftest import SIZE, settle, shows_pending_input, type_text, wait_until
 

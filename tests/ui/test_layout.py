@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.widgets import Footer
 
 from ensemble_tui.core.chat.modes import Mode
-from ensemble_tui.ui.turns.turns import ActiveTurn
+from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.widgets.action_bar import ModeButton
 from ensemble_tui.ui.widgets.status_bar import LineParts, plan_line
 from tests.ui.conftest import settle, type_text

@@ -280,14 +280,16 @@ class RunArchive:
         )
         return int(cursor.lastrowid or 0)
 
-    def amend_turn(self, turn_id: int, record: TurnRecord) -> None:
+    def amend_turn(self, turn_id: int, record: TurnRecord, *, db: sqlite3.Connection | None = None) -> None:
         """Rewrite a stored run's record with what the run added after its commit (a claim map
-        drawn after the reply, and what its call cost)."""
-        with self.writing() as db:
-            db.execute(
-                "UPDATE turns SET outcome = ?, cost_usd = ?, record = ? WHERE id = ?",
-                (record.outcome, record.turn_cost_usd, json.dumps(record.to_json(), ensure_ascii=False), turn_id),
-            )
+        drawn after the reply, and what its call cost), inside `db`'s transaction if one is given."""
+        if db is None:
+            with self.writing() as connection:
+                return self.amend_turn(turn_id, record, db=connection)
+        db.execute(
+            "UPDATE turns SET outcome = ?, cost_usd = ?, record = ? WHERE id = ?",
+            (record.outcome, record.turn_cost_usd, json.dumps(record.to_json(), ensure_ascii=False), turn_id),
+        )
 
     def revision(self, session_id: str) -> int | None:
         """How many times the session's lists were saved (None: no such session)."""

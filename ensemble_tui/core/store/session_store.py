@@ -60,12 +60,18 @@ class SessionFile(BaseModel):
 
 @dataclass(frozen=True)
 class TurnChange:
-    """What a turn adds to its session, for `commit_turn`.
+    """Everything one step of a turn changes, for `commit_turn` (the one commit: core/turn/commit.py's
+    `save` is its only caller, for the turn's outcome and for a claim map drawn after it).
 
-    `session` is the session as the turn leaves it; `appended` are the messages that make up
+    `session` is the session as the step leaves it; `appended` are the messages that make up
     the turn's contribution on their own (its question and, if any, its reply), appended to the
     chat as it stands if another process moved it on; `resubmissions` likewise. `spent` is what
-    the turn's calls cost, added to the stored cost.
+    the step's calls cost, added to the stored cost. `record` is the run's record: added, or,
+    with `amends` (its row), rewritten in place (a late claim map and its calls).
+
+    All of it is written in one transaction or none of it: what a step replaces (a redo's reply
+    left out of `session`) is replaced only in the transaction that stores its replacement, so a
+    step that fails leaves the stored chat as it was.
     """
 
     session: SessionData
@@ -75,6 +81,7 @@ class TurnChange:
     spent: float
     record: TurnRecord | None
     turn: str | None = None  # the turn's key in the budget ledger: its reservations go with this commit
+    amends: int | None = None  # the stored record `record` replaces (None: it is a new one)
 
 
 class TranscriptError(OSError):
@@ -272,7 +279,12 @@ class SessionStore:
         return Committed(merged, merged=True, turn_id=self._save_record(change, db)), remembered
 
     def _save_record(self, change: TurnChange, db: sqlite3.Connection) -> int | None:
-        return self.archive.save_turn(change.record, db=db) if change.record is not None else None
+        if change.record is None:
+            return change.amends
+        if change.amends is not None:
+            self.archive.amend_turn(change.amends, change.record, db=db)
+            return change.amends
+        return self.archive.save_turn(change.record, db=db)
 
     def _store(self, session: SessionData, db: sqlite3.Connection) -> tuple[SessionData, int]:
         """Write the session's row and what changed in its lists, inside `db`; returns what to

@@ -26,8 +26,8 @@ from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.store.budget_ledger import BudgetLedger, LocalLedger
 from ensemble_tui.core.turn.auto import auto_outcome, run_auto
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller
-from ensemble_tui.core.turn.claim_mapping import LEFT_OUT, ClaimMapping
-from ensemble_tui.core.turn.events import EngineEvent, Notice
+from ensemble_tui.core.turn.claim_mapping import ClaimMapping
+from ensemble_tui.core.turn.events import ClaimsLeftOut, EngineEvent
 from ensemble_tui.core.turn.runner import TurnContext, TurnRunner
 from ensemble_tui.core.turn.styles.table import STYLES
 
@@ -137,12 +137,12 @@ def assemble(
 
 
 def _claim_mapping(parts: TurnParts, mode: RunMode, pdf: Path | None) -> ClaimMapping | None:
-    """None for a single model, with the map off, or a mapper without a key (said as a Notice)."""
+    """None for a single model, with the map off, or a mapper without a key (said as a ClaimsLeftOut)."""
     if not mode.is_multi or not parts.settings.claim_map:
         return None
     mapper = claim_mapper(parts.settings)
     if mapper not in parts.providers:
-        parts.emit(Notice(f"{LEFT_OUT} the claim mapper {mapper} is not available."))
+        parts.emit(ClaimsLeftOut(f"the claim mapper {mapper} is not available"))
         return None
     return ClaimMapping(mapper, pdf, parts.cache)
 

@@ -9,7 +9,9 @@ or superseded turn drops its map. A later pass's map supersedes an earlier one (
 asking for another round): the earlier call is left to finish and its map dropped, since
 cancelling a call in flight would bill its worst case; the calls still out when the reply is
 ready are cancelled. Only the turn's own map is announced (by the engine's events): an earlier
-pass's never reaches the status line.
+pass's never reaches the status line. A map left out says so once, as a typed event
+(ClaimsLeftOut): at once during the turn, or, when it was still out at the reply, after it is
+stored (core/turn/late_map.py).
 """
 
 from __future__ import annotations
@@ -29,13 +31,11 @@ from ensemble_tui.core.claims.wire import claim_map_schema, parse_wire_map
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.turn.costs import BudgetExceeded
-from ensemble_tui.core.turn.events import Notice
+from ensemble_tui.core.turn.events import ClaimsLeftOut
 from ensemble_tui.core.turn.runner import TurnRunner, user_message
 from ensemble_tui.core.turn.styles.labels import shuffled_labelling
 
 log = logging.getLogger(__name__)
-
-LEFT_OUT = "Claim map left out:"
 
 
 @dataclass
@@ -49,6 +49,8 @@ class ClaimMapping:
     rng: random.Random = field(default_factory=random.Random)
     _task: asyncio.Task[ClaimMap | None] | None = field(default=None, repr=False)
     _superseded: list[asyncio.Task[ClaimMap | None]] = field(default_factory=list, repr=False)
+    left_out: str | None = None  # why the turn's map was left out, if it was
+    _late: bool = False  # still out at the reply: its outcome is announced after it is stored
 
     def start(self, runner: TurnRunner, proposals: dict[str, str]) -> None:
         """Start the mapping call on `proposals` now (it runs beside the caller's next call)."""
@@ -75,7 +77,8 @@ class ClaimMapping:
         if not done:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            runner.emit(Notice(f"{LEFT_OUT} it was not ready when the reply was."))
+            self.left_out = "it was not ready when the reply was"
+            runner.emit(ClaimsLeftOut(self.left_out))
             runner.record.artifacts.append(Artifact("claims", self.mapper, "", data={"problem": "not ready in time"}))
             return None
         return task.result()
@@ -91,6 +94,7 @@ class ClaimMapping:
         if task is None:
             return False, None
         if not task.done():
+            self._late = True
             return True, None
         self._task = None
         return False, task.result()
@@ -160,6 +164,8 @@ class ClaimMapping:
     def _left_out(self, runner: TurnRunner, why: str, text: str) -> None:
         if not self._current():
             return None
-        runner.emit(Notice(f"{LEFT_OUT} {why.rstrip('.')}."))
+        self.left_out = why
+        if not self._late:  # else the late map says so once it is stored (late_map.py)
+            runner.emit(ClaimsLeftOut(why))
         runner.record.artifacts.append(Artifact("claims", self.mapper, text, data={"problem": why}))
         return None

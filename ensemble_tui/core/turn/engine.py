@@ -1,10 +1,12 @@
-"""The engine: runs one turn in a mode and yields typed events as it goes.
+"""The engine: starts one turn in a mode and hands out its handle (core/turn/handle.py).
 
-A turn runs in its own task and talks to the consumer through a queue, so cancelling the turn
-(`cancel`, or the consumer going away) stops its calls at once. The engine is the only code
-that changes the session, and it does so in one place, `_commit`, when the turn ends: a final
-reply, a failure (its input is kept for a retry) or a cancel (nothing kept but the money spent).
-The save runs in a worker thread; the reply is announced only once it is stored.
+A turn runs in its own task; its consumer reads the handle's typed events (core/turn/events.py)
+and may cancel it. The engine is the only code that changes the session, and it stores every
+change through one function, `save` (core/turn/commit.py: SessionStore.commit_turn in a worker
+thread, the session assigned on the event loop's thread): the turn's outcome at its end (`_commit`:
+a final reply, a failure whose input is kept for a retry, or a cancel that keeps only the money
+spent), and a claim map drawn after the reply (late_map.py). The reply is announced only once
+it is stored.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import random
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.chat.provenance import Provenance, describe
@@ -35,14 +38,15 @@ from ensemble_tui.core.paper.pdf import check_pdf
 from ensemble_tui.core.provider import ProviderError, Turn
 from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
-from ensemble_tui.core.store.session_store import TranscriptError, TurnChange
+from ensemble_tui.core.store.session_store import TurnChange
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.assembly import TurnParts, assemble, run_turn
 from ensemble_tui.core.turn.auto import auto_provenance
 from ensemble_tui.core.turn.calls import CallPolicy, ModelCaller, Sleep
+from ensemble_tui.core.turn.claim_mapping import ClaimMapping
+from ensemble_tui.core.turn.commit import reloaded, save
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import (
-    ChatReloaded,
     EngineEvent,
     InputRecorded,
     Notice,
@@ -50,11 +54,11 @@ from ensemble_tui.core.turn.events import (
     ProposerFailed,
     ReplyCommitted,
     RunFailed,
-    StatusChanged,
     TurnNotSaved,
     TurnRolledBack,
 )
-from ensemble_tui.core.turn.failure_lines import failure_message, save_failure, transcript_failure
+from ensemble_tui.core.turn.failure_lines import failure_message, save_failure
+from ensemble_tui.core.turn.handle import TurnHandle, TurnPhase
 from ensemble_tui.core.turn.late_map import LateMap
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.turn.runner import TurnRunner
@@ -63,10 +67,8 @@ from ensemble_tui.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-_DONE = object()
 Emit = Callable[[EngineEvent], None]
 REQUEST_KEY = "\x00request "  # a synthesis request's key among the texts checked (no provider's name)
-WAITING_FOR_OTHER = "Another ensemble-tui is saving to this chat; waiting for it…"
 
 
 @dataclass(frozen=True)
@@ -109,26 +111,59 @@ class Engine:
     rng: random.Random = field(default_factory=random.Random)
     sleep: Sleep = asyncio.sleep
     timeout_s: float = 180.0
-    _task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _current: TurnHandle | None = field(default=None, repr=False)  # the last turn started
+    _started: int = field(default=0, repr=False)  # turns started, for their handles' ids
     _warned_models: set[str] = field(default_factory=set, repr=False)
     _prompt_warnings_shown: int = 0  # placeholder typos are reported once each
     _pdfs_noticed: set[Path | None] = field(default_factory=set, repr=False)  # "no text layer" said once
 
     @property
     def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        """Whether a turn's task is still out (its reply coming, or its late claim map)."""
+        return self._current is not None and self._current.phase is not TurnPhase.DONE
 
     def stop(self) -> None:
         """Cancel the turn in flight, if any; it rolls back and its run ends with TurnRolledBack."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        if self._current is not None:
+            self._current.cancel()
 
     async def cancel(self) -> None:
         """Cancel the turn in flight, if any, and wait until it has rolled back."""
-        task = self._task
-        self.stop()
-        if task is not None:
-            await asyncio.gather(task, return_exceptions=True)
+        if self._current is not None:
+            self._current.cancel()
+            await self._current.wait()
+
+    def start(
+        self,
+        mode: RunMode,
+        text: str,
+        style: Style = Style.AGGREGATE,
+        reuse: Mapping[str, str] | None = None,
+        reused_from: int = 0,
+    ) -> TurnHandle:
+        """Start a turn: `text` is the new input, or empty to redo the last reply. A turn still
+        out (a late claim map included) is superseded: cancelled, and rolled back before this
+        one reads the session.
+
+        `style` decides how a multi-model mode deliberates; single modes ignore it. `reuse`
+        holds first proposals already in hand (model -> text): their models are not asked again;
+        `reused_from` names the chat's run they come from (a restyle's), for the run record.
+        """
+        previous = self._current
+        if previous is not None:
+            previous.supersede()
+        self._started += 1
+        handle = TurnHandle(self._started)
+        kept = dict(reuse or {})
+
+        async def body(turn: TurnHandle) -> None:
+            if previous is not None:
+                await previous.wait()
+            await self._turn(turn, mode, text, style, kept, reused_from)
+
+        handle.begin(body)
+        self._current = handle
+        return handle
 
     async def run(
         self,
@@ -138,39 +173,20 @@ class Engine:
         reuse: Mapping[str, str] | None = None,
         reused_from: int = 0,
     ) -> AsyncIterator[EngineEvent]:
-        """Run a turn: `text` is the new input, or empty to redo the last reply.
-
-        `style` decides how a multi-model mode deliberates; single modes ignore it. `reuse`
-        holds first proposals already in hand (model -> text): their models are not asked again;
-        `reused_from` names the chat's run they come from (a restyle's), for the run record.
-        """
-        await self.cancel()
-        queue: asyncio.Queue[object] = asyncio.Queue()
-        task = asyncio.create_task(self._turn(mode, text, style, queue.put_nowait, dict(reuse or {}), reused_from))
-        task.add_done_callback(lambda _: queue.put_nowait(_DONE))
-        self._task = task
+        """`start`'s events, the turn started at the first step (closing this cancels the turn)."""
+        handle = self.start(mode, text, style, reuse, reused_from)
         try:
-            # A run superseded by a newer one stops yielding: its consumer has moved on.
-            while (event := await queue.get()) is not _DONE and self._task is task:
-                yield event  # type: ignore[misc]
+            async for event in handle.events:
+                yield event
         finally:
-            if not task.done():
-                task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            if self._task is task:
-                self._task = None
+            await handle.events.aclose()
 
     # ----- one turn ----------------------------------------------------------------------------
 
     async def _turn(
-        self,
-        mode: RunMode,
-        text: str,
-        style: Style,
-        emit: Callable[[EngineEvent], None],
-        reuse: dict[str, str],
-        reused_from: int = 0,
+        self, handle: TurnHandle, mode: RunMode, text: str, style: Style, reuse: dict[str, str], reused_from: int
     ) -> None:
+        emit = handle.emit
         workspace = self.workspace
         await self._catch_up(emit)
         session = workspace.session
@@ -231,9 +247,13 @@ class Engine:
         data = {"sources": list(reply.sources), "provenance": message.provenance.line if message.provenance else ""}
         record.artifacts.append(Artifact("final", "", reply.text, data=data))
         row = await self._commit(given, mode, style, record, caller, runner, outcome="final", reply=message, emit=emit)
-        emit(ReplyCommitted(message, mode, claims, tuple(runner.resubmissions), map_pending=map_pending))
+        if map_pending:
+            handle.phase = TurnPhase.MAPPING
+        emit(ReplyCommitted(message, mode, claims, tuple(runner.resubmissions), map_pending=map_pending, turn_id=row))
         if map_pending and caller is not None:
-            await self._settle_map(LateMap(workspace, record, caller, caller.spent, row), runner, message, emit)
+            await self._settle_map(
+                LateMap(workspace, record, caller, caller.spent, row, partial(save, workspace)), runner, emit
+            )
 
     async def _map_in_hand(self, runner: TurnRunner) -> tuple[bool, ClaimMap | None]:
         """(whether the map is still out, the map if it is drawn) as the reply is ready; never waits."""
@@ -241,11 +261,12 @@ class Engine:
             return False, None
         return await runner.claim_mapping.in_hand()
 
-    async def _settle_map(self, late: LateMap, runner: TurnRunner, reply: ChatMessage, emit: Emit) -> None:
-        """The map still out when the reply was committed: awaited now, then kept with the run and
-        announced (ClaimsMapped); a cancel (a new turn) drops it and keeps its cost (late_map.py)."""
+    async def _settle_map(self, late: LateMap, runner: TurnRunner, emit: Emit) -> None:
+        """The map still out when the reply was committed (the MAPPING phase): awaited now, then
+        kept with the run and announced (ClaimsMapped, or ClaimsLeftOut); a cancel (a new turn)
+        drops it and keeps its cost (late_map.py)."""
         if runner.claim_mapping is not None:
-            await late.settle(runner.claim_mapping, reply, emit)
+            await late.settle(cast(ClaimMapping, runner.claim_mapping), emit)
 
     async def _check_quotes(
         self,
@@ -434,17 +455,8 @@ class Engine:
         )
         turn = caller.ledger.turn if caller and isinstance(caller.ledger, SqliteLedger) else None
         change = TurnChange(after, appended, resubmissions, outputs, spent, record if record.calls else None, turn)
-        loop = asyncio.get_running_loop()
-
-        def waiting() -> None:
-            loop.call_soon_threadsafe(emit, StatusChanged(WAITING_FOR_OTHER))
-
-        workspace.session = after
         try:
-            committed = await asyncio.shield(asyncio.to_thread(workspace.store.commit_turn, change, on_wait=waiting))
-        except TranscriptError as exc:  # the turn is stored; only its Markdown copy lags
-            emit(Notice(transcript_failure(exc)))
-            return None
+            committed = await save(workspace, change, emit)
         except OSError as exc:
             recovered = None
             if reply is not None:  # the answer paid for is kept somewhere, whatever the home's state
@@ -453,19 +465,10 @@ class Engine:
                 recovered = await asyncio.shield(asyncio.to_thread(write_recovery, text, after.id, folders))
             emit(TurnNotSaved(save_failure(exc, workspace.paths.root, recovered)))
             return None
-        workspace.session = committed.session
-        if committed.merged:  # the chat as it now stands, this turn's messages at its end
-            emit(reloaded(committed.session))
-        return committed.turn_id
+        return committed.turn_id if committed is not None else None
 
 
 async def abandon_map(runner: TurnRunner | None) -> None:
     """A turn that ends without a reply cancels its mapping calls (recorded like any call)."""
     if runner is not None and runner.claim_mapping is not None:
         await runner.claim_mapping.abandon()
-
-
-def reloaded(session: SessionData) -> ChatReloaded:
-    return ChatReloaded(
-        tuple(session.history), tuple(session.resubmissions), dict(session.last_outputs), session.cost_usd
-    )

@@ -15,6 +15,8 @@ from ensemble_tui.core.claims.model import ClaimMap
 
 __all__ = ["VoteRow"]  # the tally's rows, with the events that carry them
 
+LEFT_OUT = "Claim map left out:"  # how a ClaimsLeftOut reads; never matched against a line
+
 
 @dataclass(frozen=True)
 class InputRecorded:
@@ -151,7 +153,8 @@ class ReplyCommitted:
     mode: RunMode
     claims: ClaimMap | None = None
     resubmissions: tuple[Resubmission, ...] = ()
-    map_pending: bool = False  # the claim map was still being drawn: ClaimsMapped follows, or a Notice
+    map_pending: bool = False  # the claim map is still being drawn: ClaimsMapped or ClaimsLeftOut follows
+    turn_id: int | None = None  # the turn's record in the archive (None: not stored); keys the map's events
 
     @property
     def text(self) -> str:
@@ -164,11 +167,28 @@ class ReplyCommitted:
 
 @dataclass(frozen=True)
 class ClaimsMapped:
-    """The turn's claim map, drawn after its reply was committed (the reply never waits for it):
-    kept with the run record before this is sent. Shown under `reply`, never sent to a model."""
+    """The claim map of the turn stored as `turn_id` (ReplyCommitted.turn_id), drawn after its
+    reply was committed (the reply never waits for it): kept with the run record before this is
+    sent. Shown under the turn's reply, never sent to a model."""
 
-    reply: ChatMessage
+    turn_id: int | None
     claims: ClaimMap
+
+
+@dataclass(frozen=True)
+class ClaimsLeftOut:
+    """The turn's claim map could not be drawn (`reason`: why, one line). `late`: said after the
+    reply (ReplyCommitted.map_pending), for the turn stored as `turn_id`; else during the turn,
+    before its record exists (`turn_id` None). The reply is unaffected."""
+
+    reason: str
+    turn_id: int | None = None
+    late: bool = False
+
+    @property
+    def message(self) -> str:
+        """ "Claim map left out: the mapper's reply could not be read (…)."."""
+        return f"{LEFT_OUT} {self.reason.rstrip('.')}."
 
 
 @dataclass(frozen=True)
@@ -191,7 +211,7 @@ class TurnRolledBack:
     outputs: dict[str, ModelOutput | None]
 
 
-EngineEvent = (
+TurnEvent = (
     InputRecorded
     | ChatReloaded
     | StatusChanged
@@ -206,6 +226,11 @@ EngineEvent = (
     | TurnNotSaved
     | ReplyCommitted
     | ClaimsMapped
+    | ClaimsLeftOut
     | RunFailed
     | TurnRolledBack
 )
+"""The closed set of what a turn yields: consumers `match` on it and end with
+`typing.assert_never`, so a new event cannot be ignored silently."""
+
+EngineEvent = TurnEvent  # the older name, kept for the modules that type an `emit` with it

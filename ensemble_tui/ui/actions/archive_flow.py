@@ -107,7 +107,16 @@ class ArchiveFlow:
         question = record.query if record is not None else ""
         cache = workspace.paths.cache
         self.ctx.app.push_screen(
-            CompareScreen(rounds, Path(pdf) if pdf else None, cache, claim_map, question=question, tab=tab),
+            CompareScreen(
+                rounds,
+                Path(pdf) if pdf else None,
+                cache,
+                claim_map,
+                question=question,
+                tab=tab,
+                turn_id=turns[-1].id if turns else None,
+                late_claims=self.turns.claims_mapped,
+            ),
             self._compared,
         )
 

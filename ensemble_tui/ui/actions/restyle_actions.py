@@ -86,7 +86,7 @@ class Restyling:
     def restyle(self, style: Style) -> None:
         """Redo the last turn in `style` from its proposals; the reply replaces the last one."""
         ctx = self.ctx
-        if self.turns.turn is not None:
+        if not self.turns.may_send:
             ctx.app.notify(self.turns.busy_message(), severity="warning", markup=False)
             return
         found = self.source()

@@ -310,16 +310,21 @@ class MessageLog(VerticalScroll):
             if isinstance(entry, ChatEntry) and entry.message.role == "assistant" and entry.message.text in lines:
                 entry.show_claims(lines[entry.message.text])
 
-    def add_notice(self, text: str, kind: NoticeKind = "info") -> ChatNotice:
+    def add_notice(self, text: str, kind: NoticeKind = "info", *, late: bool = False) -> ChatNotice:
         notice = ChatNotice(text, kind)
-        self.add_widget(notice)
+        self.add_widget(notice, late=late)
         return notice
 
-    def add_widget(self, widget: Static) -> None:
-        """Mount a notice-like widget after everything shown (it stays when the log is synced)."""
+    def add_widget(self, widget: Static, *, late: bool = False) -> None:
+        """Mount a notice-like widget after everything shown (it stays when the log is synced).
+
+        `late`: it comes after the turn's reply was shown (how its claim map ended): it never
+        moves the view unless the user is already at the end, so a long reply shown from its
+        start stays where the user reads it."""
         self.query(".empty-hint").remove()
         self._body.mount(widget)
-        self._scroll_to_newest()
+        if not late or self.is_vertical_scroll_end:
+            self._scroll_to_newest()
 
     def load_earlier(self) -> int:
         """Mount up to BATCH older messages above those shown; returns how many."""

@@ -26,11 +26,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.events import Resize
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
 
 from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.paper.quotes import check_reply_against_pdf
 from ensemble_tui.core.records.compare import CompareRound, Proposal
+from ensemble_tui.core.turn.events import ClaimsMapped
 from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
 from ensemble_tui.ui.chat_log.rendering import markdown, plain
 from ensemble_tui.ui.screens.claims import ClaimsView
@@ -135,9 +137,15 @@ class CompareScreen(Screen[str | None]):
         *,
         question: str = "",
         tab: str = PROPOSALS,
+        turn_id: int | None = None,
+        late_claims: Signal[ClaimsMapped] | None = None,
     ) -> None:
+        """`turn_id`: the archive's id of the run shown; `late_claims`: where a claim map drawn
+        after its reply is announced (the TurnController's signal): that run's is shown here."""
         super().__init__()
         self.claim_map = claim_map
+        self.turn_id = turn_id
+        self.late_claims = late_claims
         self.question = question
         self.tab = tab
         self.rounds = list(rounds)
@@ -163,6 +171,8 @@ class CompareScreen(Screen[str | None]):
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
+        if self.late_claims is not None and self.turn_id is not None:
+            self.late_claims.subscribe(self, self._late_map)
         if self.rounds:
             await self.show_round(self.index)
         else:
@@ -193,6 +203,11 @@ class CompareScreen(Screen[str | None]):
             self.query_one(ClaimsView).focus_first()
         elif columns := self.columns():
             columns[0].focus()
+
+    def _late_map(self, event: ClaimsMapped) -> None:
+        """A claim map drawn after its reply: shown if it is this run's (keyed by archive id)."""
+        if event.turn_id == self.turn_id:
+            self.run_worker(self.show_claim_map(event.claims), group="claims-view", exit_on_error=False)
 
     async def show_claim_map(self, claim_map: ClaimMap) -> None:
         """The run's map, drawn after the view opened (the reply never waits for it)."""

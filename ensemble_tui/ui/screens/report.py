@@ -27,7 +27,7 @@ from ensemble_tui.core.records.report import turn_report
 from ensemble_tui.core.store.archive import StoredTurn
 from ensemble_tui.ui.chat_log.rendering import markdown, plain
 from ensemble_tui.ui.screens.export_picker import ExportChoice, ExportPicker
-from ensemble_tui.ui.turns.turns import run_label
+from ensemble_tui.ui.turns.active_turn import run_label
 
 QUESTION_CHARS = 70
 

@@ -1,52 +1,57 @@
-"""The turn on screen: one widget owns the worker, the run id and the running turn.
+"""The turn on screen: one widget owns the worker, the run id and the turn's one record.
 
-`TurnController.turn` (a Textual reactive) is the one record of the run in flight: the app
-watches it and the status line, the buttons, Cancel and the quit dialog follow it; this widget's
-own watcher holds full garbage collections off while it is set (ui/turns/collector.py).
+`TurnController.turn` (a Textual reactive) is the one record of the turn on screen, its phase
+included (ui/turns/active_turn.py): set when a turn starts, its phase MAPPING once the reply is
+shown while its claim map is still drawn, None once the turn's last event is shown. The status
+line, the buttons, Cancel, the quit dialog and the garbage collector's schedule follow it
+(watchers), and `may_send` is the one answer to "may the user send now?".
 
-The worker runs the engine and posts each core event to this widget as a `TurnEventPosted`
-message; `_render` shows exactly what the event carries (the input, a proposal, a resubmission,
-the cost, the committed reply, the rollback). The turn's messages are found in the chat by
-position (`ActiveTurn.chat_from`), not by object identity. The session is never read here: a
+The worker reads the engine's turn handle (core/turn/handle.py) and posts each typed event to
+this widget as a `TurnEventPosted` message; `_render` matches them exhaustively and shows exactly
+what each carries (the input, a proposal, a resubmission, the cost, the committed reply, the
+rollback, the late claim map). A late map's summary reaches an open Compare through the
+`claims_mapped` signal, keyed by the run's archive id. The turn's messages are found in the chat
+by position (`ActiveTurn.chat_from`), not by object identity. The session is never read here: a
 chat is read only where it is opened (the app's `show_session`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from textual import on, work
 from textual.message import Message
 from textual.reactive import var
+from textual.signal import Signal
 from textual.widget import Widget
 from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
 
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.session import with_failure
+from ensemble_tui.core.turn import events as ev
+from ensemble_tui.core.turn.handle import TurnPhase
 from ensemble_tui.ui.chat_log.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.chat_log.vote_view import ReviewOutcome, review_line, vote_table
-from ensemble_tui.ui.turns.turns import ActiveTurn
+from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.widgets.status_bar import elapsed_text
 
 if TYPE_CHECKING:
     from ensemble_tui.core.turn.engine import Engine
-    from ensemble_tui.core.turn.events import EngineEvent
     from ensemble_tui.ui.chat_log.chat_view import NoticeKind
     from ensemble_tui.ui.drafts import DraftKeeper
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
     from ensemble_tui.ui.notify import ReplyNotifier
     from ensemble_tui.ui.panes.chat import ChatPane
     from ensemble_tui.ui.panes.model import ModelPane
     from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
-    from ensemble_tui.ui.turns.collector import CollectorPolicy
 
 log = logging.getLogger(__name__)
 
-MAPPING = "Drawing the claim map…"
 DONE = "Reply complete"  # how the status line starts when a turn has its reply
-MAPPED = "Claims mapped."  # in place of MAPPING when the claim map comes after the reply
+MAPPED = "Claims mapped."  # after that line when the claim map came after the reply
 FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
-SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/turns/collector.py)
+SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/gc_schedule.py)
 CANCELLED = "Cancelled - nothing of that run was kept."
 
 
@@ -76,7 +81,7 @@ class TurnHost(Protocol):
 class TurnEventPosted(Message):
     """One engine event from run `run_id` (late events of a superseded run are dropped)."""
 
-    def __init__(self, run_id: int, event: EngineEvent) -> None:
+    def __init__(self, run_id: int, event: ev.TurnEvent) -> None:
         super().__init__()
         self.run_id = run_id
         self.event = event
@@ -88,19 +93,32 @@ class TurnController(Widget):
     DEFAULT_CSS = "TurnController { display: none; }"
 
     turn: var[ActiveTurn | None] = var(None, init=False)
-    """The run in flight, if any: set when it starts, None once its last event is shown."""
+    """The turn on screen, if any, its phase included: set when it starts, None once its last
+    event is shown (its reply, its failure, its rollback, or its late claim map)."""
 
     def __init__(self, host: TurnHost) -> None:
         super().__init__()
         self.host = host
         self._run_counter = 0
         self._review_notice: ChatNotice | None = None
-        self._mapping: ActiveTurn | None = None  # a committed turn whose claim map is still being drawn
+        self.claims_mapped: Signal[ev.ClaimsMapped] = Signal(self, "claims-mapped")
+        """A claim map drawn after its reply (Compare, if open on that run, shows it)."""
+
+    @property
+    def running(self) -> bool:
+        """A reply is under way (its map, drawn after it, does not count)."""
+        return self.turn is not None and self.turn.running
+
+    @property
+    def may_send(self) -> bool:
+        """The one answer to "may the user send now?": yes unless a reply is under way (a claim
+        map still drawn is dropped by the next turn, its cost kept)."""
+        return not self.running
 
     @property
     def map_pending(self) -> bool:
         """Whether the last turn's claim map is still being drawn (its reply is shown already)."""
-        return self._mapping is not None
+        return self.turn is not None and self.turn.phase is TurnPhase.MAPPING
 
     # ----- starting and stopping ------------------------------------------------------------
 
@@ -108,9 +126,9 @@ class TurnController(Widget):
         """An action button or key: send `text`; during a run, the run's own mode cancels it and
         any other starts nothing (the calls already paid for are not thrown away)."""
         turn = self.turn
-        if turn is None:
+        if self.may_send:
             self.start(mode, text)
-        elif mode == turn.mode:  # == : a SingleModel is a new value each time a key makes one
+        elif turn is not None and mode == turn.mode:  # == : a SingleModel is a new value each time
             self.cancel()
         else:
             self.host.notify(self.busy_message(), severity="warning", markup=False)
@@ -119,13 +137,13 @@ class TurnController(Widget):
         return f"A reply is under way: {self.host.cancel_key} cancels it."
 
     def start(self, mode: RunMode, text: str, reuse: dict[str, str] | None = None, reused_from: int = 0) -> None:
-        """`reuse`: first proposals in hand (a restyle, ui/actions/restyle_actions.py)."""
+        """`reuse`: first proposals in hand (a restyle, ui/actions/restyle_actions.py). A claim
+        map still drawn for the last turn is dropped (the engine supersedes its handle)."""
         host = self.host
         self._run_counter += 1
         turn = ActiveTurn(self._run_counter, mode, text, host.style, reuse=dict(reuse or {}), reused_from=reused_from)
         host.default_mode = mode
         self._review_notice = None
-        self._mapping = None  # a map still out is dropped: this turn's worker cancels the last one's
         host.show_pane("chat")
         self.turn = turn  # the status line, the buttons and the collector follow (watchers)
         host.chat.status.show(f"Starting {turn.label}…")
@@ -140,14 +158,15 @@ class TurnController(Widget):
 
     def cancel(self) -> None:
         """Esc: the engine rolls the turn back and says so (TurnRolledBack)."""
-        if self.turn is not None:
+        if self.running:
             self.host.engine.stop()
 
     async def stop(self) -> str:
-        """Cancel the run (if any) and wait until the core has rolled it back; returns its text."""
+        """Before the chat changes or the app quits: the turn on screen is stopped and the
+        core has rolled it back (a reply under way), or dropped its claim map and kept the map's
+        cost (MAPPING). Returns the text to put back in the box ("" unless a reply was under way)."""
         turn, self.turn = self.turn, None
         if turn is None:
-            await self._drop_late_map()
             return ""
         self.host.engine.stop()
         if turn.worker is not None:
@@ -155,33 +174,28 @@ class TurnController(Widget):
                 await turn.worker.wait()
             except (WorkerCancelled, WorkerFailed, WorkerError):
                 pass
+        if not turn.running:
+            return ""
         self.host.chat.status.show(CANCELLED)
         return turn.text
 
-    async def _drop_late_map(self) -> None:
-        """Before the chat changes (a new chat, another reopened): a claim map still out is
-        dropped, and its cost kept with the chat it was drawn for."""
-        mapping, self._mapping = self._mapping, None
-        if mapping is None or mapping.worker is None:
-            return
-        self.host.engine.stop()
-        try:
-            await mapping.worker.wait()
-        except (WorkerCancelled, WorkerFailed, WorkerError):
-            pass
+    def _set_phase(self, turn: ActiveTurn, phase: TurnPhase) -> None:
+        """The turn's phase as shown; the watchers follow it like a new turn."""
+        turn.phase = phase
+        self.mutate_reactive(TurnController.turn)
 
     @on(Worker.StateChanged)
     def _worker_ended(self, event: Worker.StateChanged) -> None:
         """A worker that ends before its turn's last event: a bug in the turn, or a cancel."""
         turn = self.turn
-        mapping = self._mapping
-        if mapping is not None and event.worker is mapping.worker and event.state in FINISHED:
-            self._mapping = None  # the map came, was left out (a line said so) or was dropped
         if event.worker.group != "turn" or turn is None or event.worker is not turn.worker:
             return
-        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+        if event.state not in FINISHED:
             return
         host = self.host
+        if not turn.running:  # its map was dropped: the reply stays as shown
+            self._finish()
+            return
         if event.state is WorkerState.ERROR:
             error = event.worker.error
             log.error("the turn worker failed", exc_info=error)
@@ -198,21 +212,22 @@ class TurnController(Widget):
         self.turn = None
 
     def watch_turn(self, turn: ActiveTurn | None) -> None:
-        """No full collection mid-turn; after one, collect once the app is idle (collector.py)."""
-        if turn is not None:
+        """No full collection while a reply is under way; after one, collect once the app is
+        idle (ui/gc_schedule.py)."""
+        if turn is not None and turn.running:
             self.host.collector.pause()
         else:
             self.call_after_refresh(self._collect_between_turns)
 
     def _collect_between_turns(self) -> None:
-        """Full collections wait until the app has been idle for a moment after the turn
+        """Full collections wait until the app has been idle for a moment after the reply
         (not on the reply's frame, nor on keys typed as it arrives): then one runs, and what
         a first use of an SDK left behind is frozen. Back-to-back turns keep waiting."""
-        if self.turn is None:
+        if not self.running:
             self.set_timer(SETTLE_DELAY_S, self._settle_if_idle)
 
     def _settle_if_idle(self) -> None:
-        if self.turn is None:
+        if not self.running:
             self.host.collector.resume()
             self.host.collector.settle()
 
@@ -223,95 +238,83 @@ class TurnController(Widget):
         message.stop()
         turn = self.turn
         if turn is not None and turn.run_id == message.run_id:
-            self._render(turn, message.event)
-        elif self._mapping is not None and self._mapping.run_id == message.run_id:
-            self._render_late(message.event)  # its reply is shown; its claim map comes after
+            try:
+                self._render(turn, message.event)
+            except AssertionError:  # assert_never: an event outside the TurnEvent union (a bug)
+                log.error("an event the app does not know: %r", message.event, exc_info=True)
+                self.host.add_notice(
+                    f"An event the app does not know was not shown ({type(message.event).__name__}).", "error"
+                )
         # else: a late event of a run that was superseded or stopped
 
-    def _render(self, turn: ActiveTurn, event: EngineEvent) -> None:
-        from ensemble_tui.core.turn import events as ev
-
+    def _render(self, turn: ActiveTurn, event: ev.TurnEvent) -> None:
         host = self.host
         chat = host.chat.log_view
-        if isinstance(event, ev.InputRecorded):
-            # The chat shows the session, so a reply a redo withdraws is its last message.
-            shown = chat.items
-            kept = shown[:-1] if event.withdrawn is not None and shown else shown
-            if event.message is None and event.withdrawn is None:  # a retry: why it failed goes
-                kept = with_failure(kept, None)
-            turn.chat_from, turn.shows_input, turn.withdrawn = len(kept), event.message is not None, event.withdrawn
-            turn.resubmissions_from = len(host.resubmissions.log_view.items)
-            chat.sync([*kept, event.message] if event.message is not None else kept)
-        elif isinstance(event, ev.ChatReloaded):
-            # The chat is shown as it now stands, this turn's messages in it as the core has them.
-            turn.chat_from = turn.withdrawn = None
-            turn.resubmissions_from = len(event.resubmissions)
-            chat.sync(list(event.history))
-            host.resubmissions.log_view.sync(list(event.resubmissions))
-            host.chat.status.set_cost(event.cost_usd)
-        elif isinstance(event, ev.StatusChanged):
-            host.chat.status.update_status(event.text, event.answered, event.waiting)
-        elif isinstance(event, ev.RetryScheduled):
-            host.chat.status.set_retry(event.line)
-        elif isinstance(event, ev.ProposalReceived):
-            host.model_pane(event.provider).show(event.output, event.output.model)
-        elif isinstance(event, ev.ProposerFailed):
-            host.add_notice(f"Left out of this reply - {event.message}", "warning")
-        elif isinstance(event, ev.Resubmitted):
-            log_view = host.resubmissions.log_view
-            log_view.sync([*log_view.items, event.resubmission])
-        elif isinstance(event, ev.ReviewReceived):
-            self._review_arrived(turn, event)
-        elif isinstance(event, ev.VoteCounted):  # shown until the reply shows it beside itself
-            turn.vote_notice = VoteNotice(vote_table(event.style, event.rows))
-            chat.add_widget(turn.vote_notice)
-        elif isinstance(event, ev.CostUpdated):
-            host.chat.status.set_cost(event.session_cost_usd)
-        elif isinstance(event, ev.Notice):
-            host.add_notice(event.message, "info")
-        elif isinstance(event, ev.TurnNotSaved):
-            host.add_notice(event.message, "error")
-        elif isinstance(event, ev.ReplyCommitted):
-            self._reply_committed(turn, event)
-        elif isinstance(event, ev.RunFailed):
-            turn.input_kept = event.input_kept
-            host.add_notice(event.message, "error")
-            retry = " Enter on an empty input retries it." if event.input_kept else ""
-            host.chat.status.show(f"The run stopped.{retry}")
-            host.drafts.changed()
-            self._finish()
-        elif isinstance(event, ev.TurnRolledBack):
-            self._rolled_back(turn, event)
-            self._finish()
-
-    def _render_late(self, event: EngineEvent) -> None:
-        """What a committed turn sends while its claim map is drawn: the map (the line under the
-        reply, the Claims view if it is open), its cost, and why it was left out if it was."""
-        from ensemble_tui.core.turn import events as ev
-        from ensemble_tui.core.turn.claim_mapping import LEFT_OUT
-
-        host = self.host
-        if isinstance(event, ev.ClaimsMapped):
-            self._mapping = None
-            host.chat.log_view.set_claim_lines({event.reply.text: event.claims.summary})
-            status = host.chat.status  # the summary is under the reply; the line stays short, so the
-            if status.text.startswith(DONE) and MAPPING in status.text:  # style and cost keep their places
-                status.show(status.text.replace(MAPPING, MAPPED))  # (never over a newer line)
-            self._fill_claims_view(event.claims)
-        elif isinstance(event, ev.CostUpdated):
-            host.chat.status.set_cost(event.session_cost_usd)
-        elif isinstance(event, ev.Notice):
-            if LEFT_OUT in event.message:
-                self._mapping = None
-                host.chat.status.show(event.message)
-            host.add_notice(event.message, "info")
-
-    def _fill_claims_view(self, claims: Any) -> None:
-        from ensemble_tui.ui.screens.compare import CompareScreen
-
-        for screen in self.app.screen_stack:
-            if isinstance(screen, CompareScreen):
-                self.run_worker(screen.show_claim_map(claims), group="claims-view", exit_on_error=False)
+        match event:
+            case ev.InputRecorded():
+                # The chat shows the session, so a reply a redo withdraws is its last message.
+                shown = chat.items
+                kept = shown[:-1] if event.withdrawn is not None and shown else shown
+                if event.message is None and event.withdrawn is None:  # a retry: why it failed goes
+                    kept = with_failure(kept, None)
+                turn.chat_from, turn.shows_input, turn.withdrawn = len(kept), event.message is not None, event.withdrawn
+                turn.resubmissions_from = len(host.resubmissions.log_view.items)
+                chat.sync([*kept, event.message] if event.message is not None else kept)
+            case ev.ChatReloaded():
+                # The chat is shown as it now stands, this turn's messages in it as the core has them.
+                turn.chat_from = turn.withdrawn = None
+                turn.resubmissions_from = len(event.resubmissions)
+                chat.sync(list(event.history))
+                host.resubmissions.log_view.sync(list(event.resubmissions))
+                host.chat.status.set_cost(event.cost_usd)
+            case ev.StatusChanged():
+                if turn.running:  # else the line shows the reply's end (a late commit waiting)
+                    host.chat.status.update_status(event.text, event.answered, event.waiting)
+            case ev.RetryScheduled():
+                host.chat.status.set_retry(event.line)
+            case ev.ProposalReceived():
+                host.model_pane(event.provider).show(event.output, event.output.model)
+            case ev.ProposerFailed():
+                host.add_notice(f"Left out of this reply - {event.message}", "warning")
+            case ev.Resubmitted():
+                log_view = host.resubmissions.log_view
+                log_view.sync([*log_view.items, event.resubmission])
+            case ev.ReviewReceived():
+                self._review_arrived(turn, event)
+            case ev.VoteCounted():  # shown until the reply shows it beside itself
+                turn.vote_notice = VoteNotice(vote_table(event.style, event.rows))
+                chat.add_widget(turn.vote_notice)
+            case ev.CostUpdated():
+                host.chat.status.set_cost(event.session_cost_usd)
+            case ev.Notice():
+                chat.add_notice(event.message, "info", late=not turn.running)
+            case ev.TurnNotSaved():
+                host.add_notice(event.message, "error")
+            case ev.ReplyCommitted():
+                self._reply_committed(turn, event)
+            case ev.ClaimsMapped():
+                if turn.reply is not None:  # its summary line, under the reply
+                    chat.set_claim_lines({turn.reply.text: event.claims.summary})
+                host.chat.status.note_turn_end(MAPPED)  # the line stays short: style and cost keep their places
+                self.claims_mapped.publish(event)
+                self._finish()
+            case ev.ClaimsLeftOut():
+                chat.add_notice(event.message, "info", late=event.late)
+                if event.late:
+                    host.chat.status.show(event.message)
+                    self._finish()
+            case ev.RunFailed():
+                turn.input_kept = event.input_kept
+                host.add_notice(event.message, "error")
+                retry = " Enter on an empty input retries it." if event.input_kept else ""
+                host.chat.status.show(f"The run stopped.{retry}")
+                host.drafts.changed()
+                self._finish()
+            case ev.TurnRolledBack():
+                self._rolled_back(turn, event)
+                self._finish()
+            case _:
+                assert_never(event)
 
     def _unshow(self, turn: ActiveTurn) -> None:
         """Take the turn's input off the chat and give back the reply a redo withdrew."""
@@ -322,7 +325,7 @@ class TurnController(Widget):
         chat.sync([*chat.items[: turn.chat_from], *restored])
         turn.chat_from = turn.withdrawn = None
 
-    def _review_arrived(self, turn: ActiveTurn, event: Any) -> None:
+    def _review_arrived(self, turn: ActiveTurn, event: ev.ReviewReceived) -> None:
         """One line per turn that fills in as reviews arrive; unreadable ballots are marked."""
         turn.reviews[event.reviewer] = ReviewOutcome(event.accepted, event.problem)
         line = review_line(turn.style, turn.reviews)
@@ -332,7 +335,7 @@ class TurnController(Widget):
         else:
             self._review_notice.set_text(line, kind)
 
-    def _reply_committed(self, turn: ActiveTurn, event: Any) -> None:
+    def _reply_committed(self, turn: ActiveTurn, event: ev.ReplyCommitted) -> None:
         host = self.host
         turn.input_kept = True
         chat = host.chat.log_view
@@ -346,18 +349,18 @@ class TurnController(Widget):
                 log_view = host.resubmissions.log_view
                 log_view.sync([*log_view.items[: turn.resubmissions_from], *event.resubmissions])
         chat.reveal_start(event.message)
-        done = f"{DONE} ({turn.label}, {elapsed_text(turn.elapsed())})."
-        if event.map_pending:
-            self._mapping = turn
-            done += f" {MAPPING}"
-        host.chat.status.show(done)
+        turn.reply = event.message
+        host.chat.status.show_turn_end(f"{DONE} ({turn.label}, {elapsed_text(turn.elapsed())}).")
         host.drafts.changed()  # its question is in the chat now
         if host.notifications_on:
             summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
             self.run_worker(host.notifier.reply_complete(self.app, summary), group="notify", exit_on_error=False)
-        self._finish()
+        if event.map_pending:  # the turn goes on: its claim map follows (ClaimsMapped or ClaimsLeftOut)
+            self._set_phase(turn, TurnPhase.MAPPING)
+        else:
+            self._finish()
 
-    def _rolled_back(self, turn: ActiveTurn, event: Any) -> None:
+    def _rolled_back(self, turn: ActiveTurn, event: ev.TurnRolledBack) -> None:
         """Undo on screen what the turn showed: its input (back into the box), the reply a redo
         withdrew, its proposals and its resubmissions."""
         host = self.host

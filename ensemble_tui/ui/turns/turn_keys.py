@@ -83,14 +83,14 @@ class TurnKeys:
     def send_default(self) -> None:
         """Enter in the question box: the mode last used (or the chat's)."""
         host = self.host
-        if host.turns.turn is not None:
+        if not host.turns.may_send:
             host.notify(f"{host.turns.busy_message()} Your text stays in the box.", severity="warning", markup=False)
             return
         self.choose_mode(host.default_mode)
 
     def choose_mode(self, mode: RunMode) -> None:
         host = self.host
-        running = host.turns.turn is not None
+        running = not host.turns.may_send
         if not running and (refused := host.workspace.refusal(mode)) is not None:
             # Refused before the question enters the chat: it stays in the box.
             host.add_notice(refused, "error")
@@ -111,7 +111,7 @@ class TurnKeys:
         if style is host.style:
             return
         host.style = style
-        if host.turns.turn is None:
+        if not host.turns.running:
             self._save_style()
         else:
             self._style_unsaved = True  # saved when the run ends (turn_ended)
@@ -147,11 +147,11 @@ class TurnKeys:
         if isinstance(host.screen, QuitConfirm):
             host.screen.dismiss(True)
             return
-        if host.turns.turn is None:
+        if not host.turns.running:
             host.drafts.flush()
             host.exit()
             return
-        host.push_screen(QuitConfirm(), self.quit_confirmed)
+        host.push_screen(QuitConfirm(turns=host.turns), self.quit_confirmed)
 
     async def quit_confirmed(self, confirmed: bool | None) -> None:
         """Quit after a confirmation (or SIGTERM/SIGHUP): the run stopped, its question kept."""

@@ -27,6 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from ensemble_tui.core.money import cost_phrase, money
+from ensemble_tui.core.turn.handle import TurnPhase
 from ensemble_tui.ui.chat_log.rendering import plain
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -42,11 +43,16 @@ def elapsed_text(seconds: float) -> str:
 MIN_NAMES_CELLS = 16
 
 
+MAPPING = "Drawing the claim map…"  # after the turn's end line while its claim map is drawn
+
+
 class Run(Protocol):
-    """What the line reads of the run under way (ui/turns/turns.py's ActiveTurn)."""
+    """What the line reads of the turn on screen (ui/turns/active_turn.py's ActiveTurn)."""
 
     @property
     def started(self) -> float: ...
+    @property
+    def phase(self) -> TurnPhase: ...
 
 
 @dataclass(frozen=True)
@@ -111,8 +117,10 @@ class StatusBar(Horizontal):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.run: Run | None = None  # the run under way, if any
-        self.text = "Ready."
+        self.run: Run | None = None  # the turn on screen, if any (its reply under way, or its claim map)
+        self._text = "Ready."
+        self.note = ""  # after `text` when it is the turn's end line ("Claims mapped.")
+        self._turn_end = False  # `text` is the line the last turn ended with (show_turn_end)
         self.hint = ""  # how to cancel, shown while a run is under way
         self.retry = ""  # a retry under way ("ChatGPT retries in 4s"), shown while running
         self.answered: tuple[str, ...] = ()
@@ -137,8 +145,16 @@ class StatusBar(Horizontal):
         self._paint()
 
     @property
+    def text(self) -> str:
+        """The line's text as shown: what it was last given, then, after a turn's end line, how
+        its claim map is doing ("Drawing the claim map…" while its turn is MAPPING)."""
+        note = self._end_note() if self._turn_end else ""
+        return f"{self._text} {note}" if note else self._text
+
+    @property
     def running(self) -> bool:
-        return self.run is not None
+        """A reply is under way: the spinner turns and the clock counts."""
+        return self.run is not None and self.run.phase is TurnPhase.RUNNING
 
     def follow(self, run: Run | None, hint: str = "") -> None:
         """Show `run` (None: no run): while there is one the spinner turns and the clock counts
@@ -148,7 +164,7 @@ class StatusBar(Horizontal):
         self.retry = ""
         self.answered, self.waiting = (), ()
         if self._timer is not None:
-            if run is not None:
+            if self.running:
                 self._timer.resume()
             else:
                 self._timer.pause()
@@ -156,11 +172,25 @@ class StatusBar(Horizontal):
 
     def show(self, text: str) -> None:
         """What the run is doing, or how it ended, or the answer to something the user did."""
-        self.text = text
+        self._text = text
+        self.note = ""
+        self._turn_end = False
         self._paint()
 
+    def show_turn_end(self, text: str) -> None:
+        """The line a turn's reply ended with; while the turn's claim map is drawn (its MAPPING
+        phase) the line says so after it, and `note_turn_end` may add how the map ended."""
+        self.show(text)
+        self._turn_end = True
+
+    def note_turn_end(self, note: str) -> None:
+        """A note after the turn's end line, never over a newer line."""
+        if self._turn_end:
+            self.note = note
+            self._paint()
+
     def update_status(self, text: str, answered: Sequence[str] = (), waiting: Sequence[str] = ()) -> None:
-        self.text = text
+        self._text = text
         self.answered, self.waiting = tuple(answered), tuple(waiting)
         self._paint()
 
@@ -224,7 +254,7 @@ class StatusBar(Horizontal):
             progress.append(SPINNER[self._frame] + " ", style="bold")
         progress.append_text(plain(self.text))
         suffix = Text(end="", no_wrap=True)
-        if self.run is not None:
+        if self.running and self.run is not None:
             suffix.append(f"  {elapsed_text(time.monotonic() - self.run.started)}", style="dim")
             if self.retry:
                 suffix.append("  ")
@@ -238,6 +268,10 @@ class StatusBar(Horizontal):
             names.append(", ".join(self.waiting))
         hint = Text(f" · {self.hint}", style="dim", end="") if self.running and self.hint else Text(end="")
         return LineParts(progress, suffix, hint, names, self._style_forms(), self._cost_forms())
+
+    def _end_note(self) -> str:
+        mapping = self.run is not None and self.run.phase is TurnPhase.MAPPING
+        return MAPPING if mapping else self.note
 
     def _style_forms(self) -> tuple[Text, Text]:
         label, applies = self._style

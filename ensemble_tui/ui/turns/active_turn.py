@@ -1,8 +1,10 @@
-"""The one record of the run in flight (plain data, no Textual).
+"""The one record of the turn on screen (plain data, no Textual), its phase included.
 
-Everything on screen that depends on whether a turn runs (the status line, the action buttons,
-Cancel, the quit dialog, the garbage collector's schedule) reads it from the `ActiveTurn` the
-TurnController holds, never from a flag of its own.
+Everything on screen that depends on the turn (the status line, the action buttons, Cancel,
+the quit dialog, the garbage collector's schedule, whether the user may send) derives from the
+`ActiveTurn` the TurnController holds in its one reactive, never from a flag of its own. Its
+`phase` is the turn's phase as the screen has shown it: RUNNING until the reply is shown,
+MAPPING while a claim map that came after the reply is drawn (core/turn/handle.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.core.turn.handle import TurnPhase
 
 
 def run_label(mode: RunMode, style: Style) -> str:
@@ -55,6 +58,9 @@ class ActiveTurn:
     vote_notice: Widget | None = None  # the tally shown while the run goes on
     reuse: dict[str, str] = field(default_factory=dict)  # a restyle's proposals in hand (Engine.run)
     reused_from: int = 0  # the chat's run they come from
+    phase: TurnPhase = TurnPhase.RUNNING  # as shown: MAPPING once the reply is in and its map still out
+    reply: ChatMessage | None = None  # the committed reply, once shown (its claim line goes under it)
+    done_line: str = ""  # the status line the reply was shown with ("Reply complete (All, 12s).")
 
     @property
     def label(self) -> str:
@@ -64,6 +70,11 @@ class ActiveTurn:
     def reply_at(self) -> int | None:
         """Where its reply goes in the chat (None: the chat shows what the core holds)."""
         return None if self.chat_from is None else self.chat_from + self.shows_input
+
+    @property
+    def running(self) -> bool:
+        """Its reply is still under way (a user's send would be refused)."""
+        return self.phase is TurnPhase.RUNNING
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
