@@ -6,6 +6,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import TextIO
 
 from ensemble_tui.ask_json import dumps, turn_json
@@ -244,6 +245,10 @@ def ask(
 
     if restyle is not None and (conflict := restyle_conflict(question, mode, style, new)):
         say(f"ensemble-tui: --restyle {conflict}", sys.stderr)
+        return 2
+
+    if pdf and not Path(pdf).expanduser().exists():  # never selected, so not "no longer exists"
+        say(f"ensemble-tui: the PDF {pdf} does not exist - check the path given to --pdf", sys.stderr)
         return 2
 
     configure_logging(workspace.paths.logs)
