@@ -214,3 +214,42 @@ async def test_the_history_filters_as_the_user_types_renames_and_deletes_after_a
         assert first not in {s.id for s in workspace.archive.sessions()}
         assert not transcript.exists() and workspace.archive.turns(first) == []
         assert questions() == [] and "Deleted the chat" in str(screen.query_one("#history-status").content)
+
+
+async def test_after_a_rename_the_cursor_stays_on_the_chat_and_left_right_move_between_buttons(
+    workspace, chatty, make_app
+):
+    """Issue 35 §5: after a rename the cursor jumped back to row 1, so a following d acted on the
+    open chat; in the delete dialog ←/→ did not move between the buttons."""
+    from ensemble_tui.ui.screens.confirm import ConfirmScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Why does attention scale?", key="f2")
+        first = workspace.session.id
+        await pilot.press("ctrl+n")
+        await ask(pilot, "What is the baseline?", key="f2")
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        await pilot.press("tab", "down")  # to the list, then the older chat (row 2)
+        await pilot.pause()
+        assert screen.highlighted().id == first
+        await pilot.press("r", "ctrl+a", "ctrl+k", *"Scaling notes", "enter")
+        await pilot.pause()
+        assert str(table.get_row_at(table.cursor_row)[1]) == "Scaling notes"
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        dialog = app.screen
+        assert "Scaling notes" in str(dialog.query_one(".dialog-title").content)
+        assert dialog.focused.id == "confirm-no"
+        await pilot.press("left")
+        await pilot.pause()
+        assert dialog.focused.id == "confirm-yes"
+        await pilot.press("right")
+        await pilot.pause()
+        assert dialog.focused.id == "confirm-no"
+        await pilot.press("left", "enter")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert first not in {s.id for s in workspace.archive.sessions()}
