@@ -21,12 +21,12 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
+from ensemble_tui.core.claims.labels import KIND_LABELS
 from ensemble_tui.core.claims.model import Claim, ClaimMap
 from ensemble_tui.ui.chat_log.rendering import plain
 
 NO_MAP = "The last run has no claim map: it is drawn for multi-model turns, with the map on in Settings."
 HINT = "  ↑/↓ claims · p proposals"
-KIND_LABELS = {"contradiction": "Disputed", "partial": "Partial", "unique": "Unique", "consensus": "Agreed"}
 KIND_STYLES = {"contradiction": "bold yellow", "partial": "bold", "unique": "bold cyan", "consensus": "bold green"}
 
 
