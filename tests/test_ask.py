@@ -190,7 +190,8 @@ def test_each_style_runs_end_to_end(sim: Simulator, home: Path, style: str) -> N
         assert provenance.line.startswith("All · Critique & vote · winner ") and provenance.tally
     else:
         assert result.stdout.strip() == "Revised answer." and "Debate over" not in result.stdout
-        assert provenance.line.startswith("All · Debate · gold ") and provenance.tally
+        assert provenance.line.startswith("All · Debate · ") and " won the debate (" in provenance.line
+        assert provenance.tally
 
 
 def test_ask_prints_the_reply_unchanged_and_one_line_per_checked_quote(
