@@ -124,6 +124,17 @@ def test_vanished_pdf_is_one_clear_line(sim: Simulator, home: Path, sample_pdf: 
     assert "paper.pdf no longer exists" in last and "Traceback" not in result.stderr
 
 
+def test_a_pdf_that_never_existed_is_said_to_not_exist(sim: Simulator, home: Path, tmp_path: Path) -> None:
+    """Issue 35 §11: it said "no longer exists - select it again in Attachments"."""
+    missing = tmp_path / "nonexistent.pdf"
+    result = ask(sim, home, "--mode", "chatgpt", "--pdf", str(missing), "hi")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"ensemble-tui: the PDF {missing} does not exist - check the path given to --pdf"
+    )
+    assert "Attachments" not in result.stderr and history(home) == []
+
+
 def test_a_failing_provider_gives_a_short_error_and_keeps_the_input(sim: Simulator, home: Path) -> None:
     sim.gemini.push(Fault("bad_key"))
     result = ask(sim, home, "--mode", "gemini", "Will this work?")
@@ -179,7 +190,8 @@ def test_each_style_runs_end_to_end(sim: Simulator, home: Path, style: str) -> N
         assert provenance.line.startswith("All · Critique & vote · winner ") and provenance.tally
     else:
         assert result.stdout.strip() == "Revised answer." and "Debate over" not in result.stdout
-        assert provenance.line.startswith("All · Debate · gold ") and provenance.tally
+        assert provenance.line.startswith("All · Debate · ") and " won the debate (" in provenance.line
+        assert provenance.tally
 
 
 def test_ask_prints_the_reply_unchanged_and_one_line_per_checked_quote(

@@ -70,3 +70,16 @@ def test_a_chat_or_run_that_is_not_there_is_one_line(home: Path) -> None:
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1 and "ensemble-tui history" in missing.stderr
     no_run = run_command(home, "export", "--chat", chat_id, "--run", "5", "--format", "md")
     assert no_run.returncode == 1 and "has 1 run(s)" in no_run.stderr
+
+
+def test_run_on_a_chat_with_no_runs_says_so(home: Path) -> None:
+    """Issue 35, polish: it printed "--run takes 1 to 0."."""
+    workspace = Workspace.open(home)
+    workspace.new_chat()
+    workspace.session.history += [ChatMessage(role="user", text="q")]
+    workspace.persist()
+    chat_id = workspace.session.id
+    workspace.close()
+    result = run_command(home, "export", "--chat", chat_id, "--run", "99", "--format", "md")
+    assert result.returncode == 1 and "1 to 0" not in result.stderr
+    assert result.stderr == f"ensemble-tui: chat {chat_id} has no runs yet; export the whole chat without --run.\n"

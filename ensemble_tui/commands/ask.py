@@ -7,6 +7,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any, TextIO, assert_never
 
 from ensemble_tui.bootstrap import beside_warm_up
@@ -290,8 +291,13 @@ def add_parser(commands: Any) -> None:
     ask.add_argument("question", metavar="QUESTION", nargs="?", default="", help="the question ('' to redo)")
 
 
-def restyle_check(args: argparse.Namespace) -> str | None:
-    """`--restyle` with arguments it cannot take: the line that says so (exit 2, nothing run)."""
+def ask_check(args: argparse.Namespace) -> str | None:
+    """Arguments `ask` cannot take: the line that says so (exit 2, nothing run). `--restyle`
+    with a question, a mode or a style; a `--pdf` path that does not exist (never selected,
+    so not "no longer exists")."""
+    pdf = getattr(args, "pdf", None)
+    if pdf and not Path(pdf).expanduser().exists():
+        return f"the PDF {pdf} does not exist - check the path given to --pdf"
     if args.restyle is None:
         return None
     conflict = restyle_conflict(args.question, args.mode, args.style, args.new)
@@ -299,7 +305,7 @@ def restyle_check(args: argparse.Namespace) -> str | None:
 
 
 # The PDF's uploads wait until the turn's providers are known (`called_by`).
-NEEDS = Needs(upload_now=False, check=restyle_check)
+NEEDS = Needs(upload_now=False, check=ask_check)
 
 
 def run(args: argparse.Namespace, context: CommandContext) -> int:

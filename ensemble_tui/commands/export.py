@@ -64,6 +64,9 @@ def run_export(
         print(f"ensemble-tui: no chat {chat_id} in the history; `ensemble-tui history` lists them.", file=err)
         return 1
     if args.run is not None:
+        if not turns:
+            print(f"ensemble-tui: chat {chat_id} has no runs yet; export the whole chat without --run.", file=err)
+            return 1
         if not 1 <= args.run <= len(turns):
             print(f"ensemble-tui: chat {chat_id} has {len(turns)} run(s); --run takes 1 to {len(turns)}.", file=err)
             return 1

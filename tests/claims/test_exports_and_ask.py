@@ -49,3 +49,22 @@ def test_ask_json_prints_the_whole_turn_and_the_summary_on_stderr(tmp_path, quic
     roles = {call["role"] for call in turn["costs"]["calls"]}
     assert {"proposer", "aggregator", "mapper"} <= roles
     assert "claims: 2 agreed · 1 disputed · 1 unique · confidence medium" in done.stderr
+
+
+async def test_the_html_export_reads_like_the_app_and_uses_the_window(engine, workspace):
+    """Issue 35 §10: the claim map printed its raw kinds ("contradiction", "consensus"), table
+    cells broke mid-word in a 660 px column (`ChatGP T`), and a display formula got a scrollbar."""
+    import re
+
+    await run(engine, Mode.ALL, "What does the paper report?")
+    html = export_turn(last_record(workspace), "html")
+    kinds = re.findall(r"<tr>\s*<td>[^<]*</td>\s*<td>([^<]*)</td>", html[html.index("Claim map") :])
+    assert kinds and kinds[0] == "Disputed" and set(kinds) <= {"Disputed", "Partial", "Unique", "Agreed"}
+    assert ">contradiction<" not in html and ">consensus<" not in html
+    style = html[html.index("<style>") : html.index("</style>")]
+    width = re.search(r"body \{[^}]*max-width: (\d+)rem", style)
+    assert width and int(width.group(1)) * 16 >= 1200  # the column follows a 1,200 px window
+    cells = re.search(r"td, th \{[^}]*min-width: (\d+)em", style)
+    assert cells and int(cells.group(1)) >= 5  # a word like "ChatGPT" is never cut (long URLs still wrap)
+    formula = re.search(r'math\[display="block"\] \{([^}]*)\}', style)
+    assert formula and "overflow-y: hidden" in formula.group(1)

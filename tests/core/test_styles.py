@@ -222,7 +222,9 @@ async def test_debate_rounds_route_messages_and_award_medals(workspace, scripted
             assert name not in second.replace(f"{name} round", "").replace(answer(name), "")
     (committed,) = of_type(events, ReplyCommitted)
     assert committed.text.startswith("Gemini round 3 heard") and "gold" not in committed.text
-    assert committed.message.provenance.line.startswith(f"All · Debate · gold {workspace.model_for('Gemini')} (")
+    assert committed.message.provenance.line.startswith(
+        f"All · Debate · {workspace.model_for('Gemini')} won the debate ("
+    )
     (medals,) = [a for a in workspace.archive.turns(workspace.session.id)[-1].record.artifacts if a.kind == "vote"]
     assert "gold Gemini" in medals.text and "silver ChatGPT" in medals.text and "bronze Claude" in medals.text
     (tally,) = of_type(events, VoteCounted)

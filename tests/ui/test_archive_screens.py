@@ -14,7 +14,7 @@ from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.report import ReportScreen
 from tests.support import Hang
-from tests.ui.conftest import SIZE, settle, show_pane, type_text, wait_until
+from tests.ui.conftest import SIZE, rendered_text, settle, show_pane, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 
 
@@ -214,3 +214,68 @@ async def test_the_history_filters_as_the_user_types_renames_and_deletes_after_a
         assert first not in {s.id for s in workspace.archive.sessions()}
         assert not transcript.exists() and workspace.archive.turns(first) == []
         assert questions() == [] and "Deleted the chat" in str(screen.query_one("#history-status").content)
+
+
+async def test_after_a_rename_the_cursor_stays_on_the_chat_and_left_right_move_between_buttons(
+    workspace, chatty, make_app
+):
+    """Issue 35 §5: after a rename the cursor jumped back to row 1, so a following d acted on the
+    open chat; in the delete dialog ←/→ did not move between the buttons."""
+    from ensemble_tui.ui.screens.confirm import ConfirmScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Why does attention scale?", key="f2")
+        first = workspace.session.id
+        await pilot.press("ctrl+n")
+        await ask(pilot, "What is the baseline?", key="f2")
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        await pilot.press("tab", "down")  # to the list, then the older chat (row 2)
+        await pilot.pause()
+        assert screen.highlighted().id == first
+        await pilot.press("r", "ctrl+a", "ctrl+k", *"Scaling notes", "enter")
+        await pilot.pause()
+        assert str(table.get_row_at(table.cursor_row)[1]) == "Scaling notes"
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        dialog = app.screen
+        assert "Scaling notes" in str(dialog.query_one(".dialog-title").content)
+        assert dialog.focused.id == "confirm-no"
+        await pilot.press("left")
+        await pilot.pause()
+        assert dialog.focused.id == "confirm-yes"
+        await pilot.press("right")
+        await pilot.pause()
+        assert dialog.focused.id == "confirm-no"
+        await pilot.press("left", "enter")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert first not in {s.id for s in workspace.archive.sessions()}
+
+
+async def test_at_80x24_the_report_pages_without_tab_and_keeps_ids_and_costs_whole(workspace, chatty, make_app):
+    """Issue 35 §7: PageDown did nothing until Tab left the list of runs, and the calls table
+    wrapped model ids and costs (`claude-son`/`net-4-6`)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(pilot, "Why does attention scale?", key="f5")
+        await pilot.press("ctrl+r")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ReportScreen) and bool(app.screen.query(".report-section"))
+        )
+        screen = app.screen
+        body = screen.query_one("#report-body")
+        assert screen.focused.id == "report-runs" and body.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0 and screen.focused.id == "report-runs"
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert body.scroll_y == 0
+        calls = next(w for w in screen.query(".report-section") if "Calls" in rendered_text(w.content, 200))
+        lines = rendered_text(calls.content, width=calls.size.width).splitlines()
+        records = workspace.archive.turns(workspace.session.id)[-1].record.calls
+        for call in records:
+            assert any(call.model in line and f"${call.cost_usd:.4f} est." in line for line in lines), call.model

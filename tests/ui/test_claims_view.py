@@ -132,3 +132,25 @@ async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_
             assert app.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
             await pilot.press("escape")
             await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.chat.log_view.entries[-1].content))
+
+
+async def test_at_80x24_up_and_down_move_between_claims_and_show_each_whole(home, sample_pdf):
+    """Issue 35 §4: at 80x24 ↑/↓ scrolled one line and the highlight stayed on claim 1."""
+    workspace = Workspace.open(home)
+    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
+        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=(80, 24)) as pilot:
+            await type_text(pilot, "How much does aggregation help?")
+            await pilot.press("f5")
+            await settle(pilot, timeout=30)
+            await pilot.press("f10")
+            await wait_until(pilot, lambda: on_claims(app))
+            cards = list(app.screen.query(ClaimCard))
+            box = app.screen.query_one("#claims-list")
+            assert len(cards) >= 3 and box.max_scroll_y > 0  # the map overflows the view
+            for index in [*range(1, len(cards)), *reversed(range(len(cards) - 1))]:
+                await pilot.press("down" if app.screen.focused is cards[index - 1] else "up")
+                await pilot.pause()
+                await pilot.pause()
+                assert app.screen.focused is cards[index]
+                shown, card = box.content_region, cards[index].region
+                assert card.height <= shown.height and shown.contains_region(card), index

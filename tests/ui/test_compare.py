@@ -99,6 +99,28 @@ async def test_left_and_right_move_between_the_rounds_of_a_resynthesis(workspace
         await wait_until(pilot, lambda: screen.index == 1 and screen.columns()[0].proposal.text.startswith("second"))
 
 
+async def test_left_and_right_keep_the_column_being_read(workspace, chatty, make_app):
+    """Issue 35, polish: ←/→ (rounds) put the focus back on ChatGPT's column."""
+    for label in ("ChatGPT", "Claude", "Gemini"):
+        chatty[label].scripts["proposer"] = [f"first by {label}"]
+        chatty[label].scripts["synthesis"] = [f"second by {label}"]
+    chatty["ChatGPT"].scripts["aggregator"] = ["REQUEST SYNTHESIS FROM PROPOSERS\nAgree first", "FINAL REPLY:\nAgreed."]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Is the bound tight?")
+        screen = await open_compare(pilot)
+        await pilot.press("tab")  # to the second column
+        await pilot.pause()
+        author = screen.focused.proposal.author
+        assert author != screen.columns()[0].proposal.author
+        await pilot.press("left")
+        await wait_until(pilot, lambda: screen.index == 0 and screen.columns()[0].proposal.text.startswith("first"))
+        assert screen.focused.proposal.author == author
+        await pilot.press("right")
+        await wait_until(pilot, lambda: screen.index == 1 and screen.columns()[0].proposal.text.startswith("second"))
+        assert screen.focused.proposal.author == author
+
+
 async def test_a_vote_run_shows_each_answers_rank_and_points(workspace, chatty, make_app):
     well_formed_reviews(chatty)
     app = make_app()

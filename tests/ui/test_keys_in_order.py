@@ -59,3 +59,30 @@ async def test_a_mode_key_right_after_the_question_sends_all_of_it(workspace, ch
         await settle(pilot)
         assert [m.text for m in workspace.session.history] == [TEXT, "Claude answer"]
         assert chatty["Claude"].calls and not chatty["ChatGPT"].calls
+
+
+async def test_keys_after_enter_in_the_same_burst_stay_in_the_box_for_the_next_question(workspace, chatty, make_app):
+    """Issue 35 §3: `'Second race test' Enter 'next words'` in one write sent one question,
+    "Second race testnext words"."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for event in [*map(key_event, "Second race test"), events.Key("enter", "\r"), *map(key_event, "next words")]:
+            app.post_message(event)
+        await settle(pilot)
+        assert [m.text for m in workspace.session.history][:1] == ["Second race test"]
+        assert app.chat.input.text == "next words"
+
+
+async def test_a_letter_right_after_backspace_is_kept(workspace, chatty, make_app):
+    """Issue 35 §3: `x BSpace y` in one burst gave `abcx`: the Backspace ran after the `y`."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await burst(pilot, "abc")
+        for _ in range(3):
+            for event in [key_event("x"), events.Key("backspace", None), key_event("y")]:
+                app.post_message(event)
+            await pilot.pause()
+            await pilot.pause()
+            assert app.chat.input.text == "abcy"
+            await burst(pilot, "", then=events.Key("backspace", None))  # back to how the test found it
+            assert app.chat.input.text == "abc"

@@ -256,3 +256,23 @@ async def test_the_style_and_export_lists_fit(workspace, chatty, make_app, make_
         options = app.screen.query_one(OptionList)
         assert inside(options, (80, 24)) and options.max_scroll_x == 0
         assert options.max_scroll_y == 0  # every choice in view
+
+
+async def test_the_picker_names_the_home_folder_and_says_when_a_folder_has_no_pdf(
+    workspace, chatty, make_app, tmp_path, monkeypatch
+):
+    """Issue 35, polish: the header showed `~/.` and an empty folder got no line."""
+    from ensemble_tui.ui.screens.pdf_file_open import NO_PDFS, FolderLine, folder_name
+
+    assert folder_name(Path.home()) == "~" and folder_name(Path.home() / "papers") == "~/papers"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, PdfPicker))
+        picker = app.screen
+        line = picker.query_one("#pdf-picker-empty")
+        await wait_until(pilot, lambda: line.display, timeout=10)
+        assert str(line.content) == NO_PDFS and "~/." not in str(picker.query_one(FolderLine).content)

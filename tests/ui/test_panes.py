@@ -319,3 +319,16 @@ async def test_new_chat_clears_the_panes_and_keeps_the_old_transcript(workspace,
         assert app.model_pane("ChatGPT").output is None
         assert old.exists() and Path(old).read_text().count("Before") == 1
         assert workspace.session.id in app.sub_title
+
+
+async def test_the_attachments_hint_names_the_paper_a_new_demo_chat_starts_with(
+    workspace, chatty, make_app, sample_pdf
+):
+    """Issue 35, polish: the pane said "a new chat starts without one" where a new demo chat
+    starts with the demo's paper."""
+    workspace.starting_pdf = sample_pdf
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await show_pane(pilot, "attachments")
+        shown = str(app.query_one("#attachments-pane .pane-hint").content)
+        assert f"a new chat starts with {sample_pdf.name}" in shown and "without one" not in shown

@@ -90,3 +90,21 @@ async def test_quotes_in_the_resubmissions_pane_are_marked_and_stay_marked_after
         await show_pane(pilot, "resubmissions")
         (entry,) = again.resubmissions.query(ResubmissionEntry)
         assert "Quotes: 4 checked, 2 found, 2 not in the paper" in rendered_text(entry.content, width=400)
+
+
+def test_a_quote_the_reply_follows_with_its_page_is_not_given_the_page_twice():
+    """Issue 35, polish: `✓ p. 1 (p. 1)`."""
+    from ensemble_tui.ui.chat_log.quote_marks import marked
+
+    text = 'See "one two three four five six" (p. 3) and "seven eight nine ten eleven twelve" here.'
+    checks = {
+        "notice": None,
+        "quotes": [
+            {"text": "one two three four five six", "start": 4, "end": 33, "page": 3},
+            {"text": "seven eight nine ten eleven twelve", "start": 45, "end": 81, "page": 4},
+        ],
+        "references": [],
+    }
+    shown, _summary = marked(text, checks)
+    assert '"one two three four five six" *✓* (p. 3)' in shown and "p. 3 (p. 3)" not in shown
+    assert '"seven eight nine ten eleven twelve" *✓ p. 4* here' in shown

@@ -188,3 +188,41 @@ async def test_the_theme_chosen_is_kept_for_the_next_start(workspace, chatty, ma
     again = restarted_app(home)
     async with again.run_test(size=SIZE):
         assert again.theme == "gruvbox"
+
+
+async def test_a_value_typed_then_quit_at_once_is_saved(workspace, chatty, make_app):
+    """Issue 35 §2: `1.3` typed into Temperature, then Ctrl+Q, left 0.7 in Settings.json."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await show_pane(pilot, "settings")
+        app.query_one("#temperature", Input).focus()
+        await pilot.press("home", "ctrl+k", *"1.3", "ctrl+q")
+        await pilot.pause()
+    assert saved(workspace)["temperature"] == 1.3
+
+
+async def test_a_valid_value_is_saved_once_typing_pauses_without_enter(workspace, chatty, make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await show_pane(pilot, "settings")
+        app.query_one("#temperature", Input).focus()
+        await pilot.press("home", "ctrl+k", *"1.3")
+        await wait_until(pilot, lambda: saved(workspace)["temperature"] == 1.3)
+        assert "Saved to Configurations/Settings.json" in str(app.query_one("#settings-status").content)
+        await pilot.press("home", "ctrl+k", *"9")  # invalid: says why at once, saves nothing
+        await pilot.pause()
+        assert "from 0 to 2" in str(app.query_one("#temperature-error", Static).content)
+    assert saved(workspace)["temperature"] == 1.3
+
+
+async def test_the_budget_takes_a_dollar_sign(workspace, chatty, make_app):
+    """Issue 35, polish: the budget field rejected `$10`."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await show_pane(pilot, "settings")
+        budget = app.query_one("#budget", Input)
+        budget.focus()
+        await pilot.press("home", "ctrl+k", *"$10", "enter")
+        await pilot.pause()
+        assert not app.query_one("#budget-error", Static).display
+        assert saved(workspace)["budget_usd"] == 10.0

@@ -226,3 +226,22 @@ def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path
         assert "A question asked as I quit" in screen
     finally:
         session.close()
+
+
+def test_a_burst_of_keys_in_one_write_lands_in_order_in_tmux(tmp_path: Path) -> None:
+    """Issue 35 §3: `'Second race test' Enter 'next words'` in one write sent one question,
+    "Second race testnext words"; `x BSpace y` lost the y."""
+    home = tmp_path / "home"
+    session = TmuxSession(_demo_env(tmp_path))
+    try:
+        session.start(f"{sys.executable} -m ensemble_tui --demo --home {home}")
+        session.wait_for("Ready.", timeout=30)
+        session.keys("abc", "x", "BSpace", "y", "C-u")  # one write: Ctrl+U empties the line again
+        session.keys("Second race test", "Enter", "next words")  # one write
+        session.wait_for("Reply complete", timeout=120)
+        history = restored_session(home).history
+        assert [m.text for m in history if m.role == "user"] == ["Second race test"]
+        session.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "x", "BSpace", "y")  # one write
+        wait_until(lambda: "next y" in session.screen(), 10)
+    finally:
+        session.close()

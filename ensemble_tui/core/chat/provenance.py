@@ -78,9 +78,10 @@ def describe(
         parts += [f"aggregator {models.get(aggregator, aggregator)}", f"{count} proposals"]
     elif style is Style.COUNCIL:
         parts += [style.label, f"chairman {models.get(aggregator, aggregator)}", f"{count} answers"]
+    elif winner is not None and style is Style.DEBATE:  # words, not the medals' "gold gpt-5"
+        parts += [style.label, f"{models.get(winner.author, winner.author)} won the debate ({points(winner.points)})"]
     elif winner is not None:
-        title = "gold" if style is Style.DEBATE else "winner"
-        parts += [style.label, f"{title} {models.get(winner.author, winner.author)} ({points(winner.points)})"]
+        parts += [style.label, f"winner {models.get(winner.author, winner.author)} ({points(winner.points)})"]
     else:
         parts.append(style.label)
     parts += [f"{name} failed: {short_reason(name, reason)}" for name, reason in failures.items()]

@@ -24,6 +24,7 @@ from markdown_it.token import Token
 
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.chat.session import SessionData, render_transcript
+from ensemble_tui.core.claims.labels import KIND_LABELS
 from ensemble_tui.core.claims.model import Stance, claims_of
 from ensemble_tui.core.math.mathml import latex_to_mathml
 from ensemble_tui.core.math.mathtext import substitute_math
@@ -35,15 +36,16 @@ ExportFormat = Literal["json", "md", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("json", "md", "html")
 
 _STYLE = """
-body { font: 16px/1.55 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1d232a; }
+body { font: 16px/1.55 system-ui, sans-serif; max-width: 90rem; margin: 2rem auto; padding: 0 1.5rem; color: #1d232a; }
 h1, h2, h3, h4 { line-height: 1.25; }
 pre { background: #f4f5f7; padding: .75rem; overflow-x: auto; border-radius: 4px; }
 code { font-family: ui-monospace, monospace; font-size: .92em; }
-table { border-collapse: collapse; margin: 1rem 0; font-size: .92em; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: .92em; display: block; overflow-x: auto; }
 th, td { border: 1px solid #cfd4da; padding: .3rem .6rem; text-align: left; vertical-align: top; }
 blockquote { border-left: 3px solid #cfd4da; margin-left: 0; padding-left: 1rem; color: #4a5560; }
 p, li, td, th, h1, h2, h3, h4, h5, h6, blockquote { overflow-wrap: anywhere; }
-math[display="block"] { margin: .75rem 0; overflow-x: auto; }
+td, th { min-width: 5em; }
+math[display="block"] { display: block; margin: .75rem 0; padding: .25rem 0; overflow-x: auto; overflow-y: hidden; }
 """
 
 
@@ -203,7 +205,7 @@ def claims_markdown(record: TurnRecord, level: int = 2) -> str:
     rows = [
         [
             claim.text,
-            claim.kind,
+            KIND_LABELS[claim.kind],  # Disputed, Agreed…: as the app's Claims view says
             *(_stance_cell(claim.stances.get(name)) for name in models),
             ", ".join(_citation_cell(c.text, c.found) for c in claim.citations),
         ]

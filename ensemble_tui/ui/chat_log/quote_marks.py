@@ -3,6 +3,7 @@ and one summary line under it. The reply's own text (what a copy gives) is left 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -22,14 +23,31 @@ def marked(text: str, checks: dict[str, Any] | None) -> tuple[str, Text | None]:
     """The Markdown to show, marks inserted, and the summary line (None: nothing to say)."""
     if not checks:
         return text, None
-    from ensemble_tui.core.paper.quotes import QuoteReport, annotate_markdown  # with the first checked reply
+    from ensemble_tui.core.paper.quotes import FOUND_MARK, QuoteReport  # with the first checked reply
 
     report = QuoteReport.from_record(checks)
     summary = report.summary()
     if not summary:
         return text, None
     all_found = not report.notice and all(c.found for c in report.quotes) and not report.missing_references
-    return annotate_markdown(text, report, _decorate), Text(summary, style="dim" if all_found else "bold yellow")
+    inserts = [
+        # A quote the reply itself follows with its page ("…" (p. 1)) gets "✓" alone, not "✓ p. 1 (p. 1)".
+        (
+            check.quotation.end,
+            _decorate(FOUND_MARK if _names_page(text, check.quotation.end, check.page) else check.marker, check.found),
+        )
+        for check in report.quotes
+    ]
+    inserts += [(ref.end, _decorate(ref.marker, False)) for ref in report.missing_references]
+    shown = text
+    for position, mark in sorted(inserts, key=lambda item: item[0], reverse=True):
+        shown = f"{shown[:position]} {mark}{shown[position:]}"
+    return shown, Text(summary, style="dim" if all_found else "bold yellow")
+
+
+def _names_page(text: str, end: int, page: int | None) -> bool:
+    """Whether the reply cites `page` right after the quote ending at `end`: `(p. 1)`, `(page 1)`."""
+    return page is not None and re.match(rf"\s*\((?:pp?\.|pages?)\s*{page}\b", text[end:], re.I) is not None
 
 
 class WarningMarks:

@@ -6,6 +6,8 @@ The app mounts this pane lazily (after the first frame) but tells it about the P
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -20,6 +22,13 @@ HINT = (
     "Every model reads this PDF with each question. Only its path is kept, for this chat; "
     "a new chat starts without one. Press Select PDF (or Ctrl+O) to browse; a path can be typed there."
 )
+
+
+def hint(starting_pdf: Path | None) -> str:
+    """The pane's help line; a new chat starts with `starting_pdf` where there is one (the demo's paper)."""
+    if starting_pdf is None:
+        return HINT
+    return HINT.replace("a new chat starts without one", f"a new chat starts with {starting_pdf.name}")
 
 
 def describe_pdf(info: PdfInfo) -> Text:
@@ -58,7 +67,8 @@ class AttachmentsPane(Vertical):
         with Horizontal(id="pdf-buttons"):
             yield Button("Select PDF…", id="select-pdf", variant="primary")
             yield self._clear_button
-        yield Static(plain(HINT), classes="pane-hint")
+        workspace = getattr(self.app, "workspace", None)  # the app's; read once, for the line below
+        yield Static(plain(hint(getattr(workspace, "starting_pdf", None))), classes="pane-hint")
 
     @on(Button.Pressed, "#select-pdf")
     def _select_pressed(self, event: Button.Pressed) -> None:

@@ -9,14 +9,16 @@ configuration files get a row like the built-in three, and can be chosen as aggr
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.validation import Integer, Number
+from textual.timer import Timer
+from textual.validation import Integer, Number, ValidationResult
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from ensemble_tui.core.config import PROVIDERS, ProviderConfig
@@ -96,6 +98,26 @@ def no_keys_line(keyless: dict[str, str], *, demo: bool) -> str:
 # Settings.auto_pair: who answers first in auto mode (core/turn/auto.py).
 AUTO_PAIRS = [("the cheapest strong model, twice", "samples"), ("the two cheapest strong models", "two-models")]
 FIELDS = {"debate-rounds": "debate_rounds", "temperature": "temperature", "budget": "budget_usd"}  # input -> setting
+SAVE_DELAY_S = 0.8  # a valid value is saved once typing pauses this long (`4` on the way to `42` is not)
+
+
+def typed_number(text: str) -> str:
+    """The number in a field as people write it: `$10` and ` 10 ` mean 10."""
+    return text.strip().removeprefix("$").strip()
+
+
+class Amount(Number):
+    """A number that may be written with a dollar sign, as budgets are."""
+
+    def validate(self, value: str) -> ValidationResult:
+        return super().validate(typed_number(value))
+
+
+class SavesSettings(Protocol):
+    """The app's side of a save (ui/actions/preferences.py), called directly when the pane goes away
+    at quit: the app's message queue is closed by then, so a posted message would be lost."""
+
+    def setting_changed(self, event: SettingsPane.SettingChanged) -> None: ...
 
 
 def field_error(input_id: str) -> Static:
@@ -130,6 +152,7 @@ class SettingsPane(VerticalScroll):
         self.providers = [*PROVIDERS, *(label for label in configs if label not in PROVIDERS)]
         self._by_key = {widget_key(provider): provider for provider in self.providers}
         self._refused: set[str] = set()  # the fields showing a refused value
+        self._unsaved: dict[str, tuple[float, Timer]] = {}  # field -> its valid value not yet saved, its timer
 
     def compose(self) -> ComposeResult:
         settings = self._settings
@@ -177,7 +200,9 @@ class SettingsPane(VerticalScroll):
             yield Input(
                 str(settings.budget_usd),
                 id="budget",
-                validators=[Number(0.01, None, failure_description="The budget must be a number above 0.")],
+                validators=[
+                    Amount(0.01, None, failure_description="The budget must be a number above 0, like 10 or $10.")
+                ],
                 tooltip="A run stops before a call that could take this chat past the budget.",
             )
         yield field_error("budget")
@@ -185,7 +210,7 @@ class SettingsPane(VerticalScroll):
             yield Label("Notifications", classes="setting-label")
             yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications")
         yield Static(
-            plain(f"Choices are saved at once to {SETTINGS_FILE}; a typed value on Enter or when you leave it."),
+            plain(f"Choices are saved at once to {SETTINGS_FILE}; a typed value once you pause or press Enter."),
             id="settings-status",
         )
 
@@ -252,15 +277,32 @@ class SettingsPane(VerticalScroll):
 
     @on(Input.Changed, "#debate-rounds, #temperature, #budget")
     def _field_changed(self, event: Input.Changed) -> None:
-        """While typing nothing is saved (`4` on the way to `42` is not the user's value); a value
-        that cannot become valid says why at once."""
+        """A valid value is saved once typing pauses (`4` on the way to `42` is not the user's
+        value), or at once on Enter, on leaving the field or at quit; an invalid one says why at once."""
         event.stop()
         input_id = event.input.id or ""
+        self._forget_unsaved(input_id)
         problem = self._problem(input_id, event.value)
-        if problem is None:
-            self._field_ok(input_id)
-        else:
+        if problem is not None:
             self.rejected(problem, FIELDS[input_id])
+            return
+        self._field_ok(input_id)
+        value = self._value(input_id, event.value)
+        if value != getattr(self._settings, FIELDS[input_id]):
+            self._unsaved[input_id] = (value, self.set_timer(SAVE_DELAY_S, partial(self._commit, event.input)))
+
+    def _forget_unsaved(self, input_id: str) -> None:
+        if input_id in self._unsaved:
+            self._unsaved.pop(input_id)[1].stop()
+
+    def on_unmount(self) -> None:
+        """Quitting right after typing keeps the valid value typed (the fields are gone by now)."""
+        host: SavesSettings | None = getattr(self.app, "preferences", None)
+        for input_id, (value, timer) in self._unsaved.items():
+            timer.stop()
+            if host is not None:
+                host.setting_changed(self.SettingChanged(FIELDS[input_id], value))
+        self._unsaved.clear()
 
     @on(Input.Submitted, "#debate-rounds, #temperature, #budget")
     def _field_submitted(self, event: Input.Submitted) -> None:
@@ -280,13 +322,14 @@ class SettingsPane(VerticalScroll):
     def _commit(self, field: Input) -> None:
         """Save the field's whole value, or show why it is refused and save nothing."""
         input_id = field.id or ""
+        self._forget_unsaved(input_id)
         name = FIELDS[input_id]
         problem = self._problem(input_id, field.value)
         if problem is not None:
             self.rejected(problem, name)
             return
         self._field_ok(input_id)
-        value: float = int(field.value) if name == "debate_rounds" else float(field.value)
+        value = self._value(input_id, field.value)
         if value != getattr(self._settings, name):
             self.post_message(self.SettingChanged(name, value))
 
@@ -296,9 +339,15 @@ class SettingsPane(VerticalScroll):
         result = field.validate(text)
         if result is not None and not result.is_valid:
             return result.failure_descriptions[0]
-        if not math.isfinite(float(text)):
+        if not math.isfinite(float(typed_number(text))):
             return "Enter a finite number."
         return None
+
+    @staticmethod
+    def _value(input_id: str, text: str) -> float:
+        """The setting a valid field's text stands for."""
+        number = typed_number(text)
+        return int(number) if FIELDS[input_id] == "debate_rounds" else float(number)
 
     def _in_force(self, input_id: str) -> str:
         return str(getattr(self._settings, FIELDS[input_id]))
@@ -343,6 +392,6 @@ class SettingsPane(VerticalScroll):
         error.display = True
 
     def _status(self, message: str, kind: str) -> None:
-        status = self.query_one("#settings-status", Static)
-        status.update(plain(message))
-        status.set_classes(kind)
+        for status in self.query("#settings-status").results(Static):  # none left once quitting
+            status.update(plain(message))
+            status.set_classes(kind)

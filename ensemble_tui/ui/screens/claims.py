@@ -21,12 +21,12 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
+from ensemble_tui.core.claims.labels import KIND_LABELS
 from ensemble_tui.core.claims.model import Claim, ClaimMap
 from ensemble_tui.ui.chat_log.rendering import plain
 
 NO_MAP = "The last run has no claim map: it is drawn for multi-model turns, with the map on in Settings."
 HINT = "  ↑/↓ claims · p proposals"
-KIND_LABELS = {"contradiction": "Disputed", "partial": "Partial", "unique": "Unique", "consensus": "Agreed"}
 KIND_STYLES = {"contradiction": "bold yellow", "partial": "bold", "unique": "bold cyan", "consensus": "bold green"}
 
 
@@ -53,11 +53,23 @@ def claim_renderable(claim: Claim) -> RenderableType:
 
 
 class ClaimCard(Static, can_focus=True):
-    """One claim; focusable so the arrows walk the map and the view follows."""
+    """One claim; focusable so the arrows walk the map and the view follows.
+
+    The arrows are the card's own bindings: the focused card's scrolling container also binds
+    ↑/↓ (to scroll a line), and once the map overflows the view (80x24) it took them first."""
+
+    BINDINGS = [
+        Binding("down", "app.focus_next", "Next claim", show=False, id="claims.next"),
+        Binding("up", "app.focus_previous", "Previous claim", show=False, id="claims.previous"),
+    ]
 
     def __init__(self, claim: Claim) -> None:
         super().__init__(claim_renderable(claim), classes=f"claim-card -{claim.kind}")
         self.claim = claim
+
+    def on_focus(self) -> None:
+        """Show the whole claim: its top at the top of the view once its layout is known."""
+        self.call_after_refresh(self.scroll_visible, top=True, animate=False)
 
 
 class ClaimsView(Vertical):
@@ -70,11 +82,6 @@ class ClaimsView(Vertical):
     ClaimsView .claim-card { padding: 0 1; margin: 0 0 1 0; border-left: outer $panel; }
     ClaimsView .claim-card:focus { border-left: outer $accent; background: $boost; }
     """
-
-    BINDINGS = [
-        Binding("down", "app.focus_next", "Next claim", show=False, id="claims.next"),
-        Binding("up", "app.focus_previous", "Previous claim", show=False, id="claims.previous"),
-    ]
 
     def __init__(self, claim_map: ClaimMap | None, question: str = "", *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -231,8 +231,9 @@ class CompareScreen(Screen[str | None]):
             return NO_PDF
         return self.quote_lines.get(proposal.text, CHECKING)
 
-    async def show_round(self, index: int) -> None:
-        """Replace the columns with round `index`'s (the old ones are awaited out first)."""
+    async def show_round(self, index: int, author: str | None = None) -> None:
+        """Replace the columns with round `index`'s (the old ones are awaited out first); the
+        focus goes to `author`'s column if the round has one, else the first."""
         self.index = index
         current = self.round
         title = Text(f"Compare · {current.title} · round {index + 1} of {len(self.rounds)}", style="bold", end="")
@@ -247,7 +248,7 @@ class CompareScreen(Screen[str | None]):
         self.apply_layout()
         columns = self.columns()
         if columns and self.tab == PROPOSALS:
-            columns[0].focus()
+            next((column for column in columns if column.proposal.author == author), columns[0]).focus()
 
     def apply_layout(self) -> None:
         self.query_one("#compare-columns").set_class(self.side(), "side")
@@ -299,7 +300,10 @@ class CompareScreen(Screen[str | None]):
     async def action_step(self, step: int) -> None:
         target = self.index + step
         if 0 <= target < len(self.rounds):
-            await self.show_round(target)
+            # The column read stays in focus from round to round (it went back to ChatGPT's).
+            focused = self.focused
+            author = focused.proposal.author if isinstance(focused, CompareColumn) else None
+            await self.show_round(target, author)
 
     def action_toggle_layout(self) -> None:
         self.side_by_side = not self.side()

@@ -15,7 +15,11 @@ class ConfirmScreen(ModalScreen[bool]):
     """Returns True only when the user presses the action's button; Esc and "Keep" return False.
     The safe button has the focus, so a stray Enter keeps what is there."""
 
-    BINDINGS = [Binding("escape", "keep", "Keep", id="confirm.keep")]
+    BINDINGS = [
+        Binding("escape", "keep", "Keep", id="confirm.keep"),
+        Binding("left", "app.focus_previous", "Previous button", show=False, id="confirm.previous"),
+        Binding("right", "app.focus_next", "Next button", show=False, id="confirm.next"),
+    ]
 
     def __init__(self, question: str, consequence: str, action: str) -> None:
         super().__init__(classes="dialog-screen")

@@ -213,7 +213,10 @@ class HistoryScreen(ModalScreen[str | None]):
             self.sessions = [replace(s, title=title.strip()) if s.id == chosen.id else s for s in self.sessions]
             self.refill()
             self.say(f"Renamed the chat of {session_date(chosen.id)}.")
-        self.query_one("#history-table", DataTable).focus()
+        table = self.query_one("#history-table", DataTable)
+        if chosen.id in table.rows:  # the cursor stays on the chat renamed, so a following d acts on it
+            table.move_cursor(row=table.get_row_index(chosen.id))
+        table.focus()
 
     def refill(self) -> None:
         self.fill(self.query_one("#history-filter", Input).value)

@@ -42,12 +42,20 @@ def refusal(path: Path) -> str | None:
     return None
 
 
+def folder_name(folder: Path) -> str:
+    """The folder as the header shows it: the home folder itself is `~`, not `~/.`."""
+    return "~" if folder.expanduser().resolve() == Path.home().resolve() else display_path(folder)
+
+
+NO_PDFS = "No PDFs here: type a path, or Backspace for the parent folder."
+
+
 class FolderLine(CurrentDirectory):
     """The folder shown, with the home folder as "~" (as the app writes paths everywhere else),
     its start cut with "…" when it is too long."""
 
     def _watch_current_directory(self) -> None:
-        folder = "" if self.current_directory is None else display_path(self.current_directory)
+        folder = "" if self.current_directory is None else folder_name(self.current_directory)
         width = self.content_size.width or self.size.width
         if width and len(folder) > width:
             folder = "…" + folder[-(width - 1) :]
@@ -75,6 +83,10 @@ class PdfPicker(FileOpen):
     }
     PdfPicker #pdf-picker-message.-shown {
         display: block;
+    }
+    PdfPicker #pdf-picker-empty {
+        color: $text-muted;
+        padding: 0 1;
     }
     PdfPicker DirectoryNavigation {
         height: 1fr;
@@ -115,6 +127,9 @@ class PdfPicker(FileOpen):
 
     def on_mount(self) -> None:
         self.query_one(Dialog).mount(Static(id="pdf-picker-message"), before=self.query_one(InputBar))
+        empty = Static(plain(NO_PDFS), id="pdf-picker-empty")
+        empty.display = False
+        self.query_one(Dialog).mount(empty, before=self.listing)
         # Input selects its text when focused, and the next key typed would replace it: the
         # first character of a path typed from the list arrives just before that focus.
         self.path_box.select_on_focus = False
@@ -165,15 +180,20 @@ class PdfPicker(FileOpen):
         """Until the user moves in the list, keep the highlight on the folder's first file, so
         Enter chooses it. FileOpen lists a folder more than once as it opens (".." alone, then
         the files, then again through the filter), each time highlighting its first entry."""
-        if not self._highlight_first_pdf:
-            return
         listing = self.listing
-        for index in range(listing.option_count):
-            location = getattr(listing.get_option_at_index(index), "location", None)
-            if isinstance(location, Path) and location.is_file():
-                if listing.highlighted != index:
-                    listing.highlighted = index
-                return
+        first = next(
+            (
+                index
+                for index in range(listing.option_count)
+                if isinstance(location := getattr(listing.get_option_at_index(index), "location", None), Path)
+                and location.is_file()
+            ),
+            None,
+        )
+        for empty in self.query("#pdf-picker-empty"):  # a folder without one says so
+            empty.display = first is None
+        if self._highlight_first_pdf and first is not None and listing.highlighted != first:
+            listing.highlighted = first
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         self._highlight_first_pdf = False  # a click picks its own entry

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import HorizontalScroll, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
@@ -30,6 +30,7 @@ from ensemble_tui.ui.screens.export_picker import ExportChoice, ExportPicker
 from ensemble_tui.ui.turns.active_turn import run_label
 
 QUESTION_CHARS = 70
+TABLE_WIDTH = 112  # a calls table's width with no cell wrapped (`claude-son`/`net-4-6`); narrower scrolls
 
 
 def describe_run(record: TurnRecord, extra_providers: Sequence[str] = ()) -> str:
@@ -65,7 +66,14 @@ class ReportScreen(Screen[None]):
         Binding("left", "step(-1)", "Previous run", id="report.previous"),
         Binding("right", "step(1)", "Next run", id="report.next"),
         Binding("e", "export", "Export", id="report.export", tooltip="Export this run or the whole chat"),
+        # Priority: the list of runs has the focus and would take PageUp/PageDown for itself.
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True, id="report.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True, id="report.page_up"),
     ]
+    DEFAULT_CSS = f"""
+    ReportScreen .report-table-box {{ height: auto; overflow-x: auto; overflow-y: hidden; }}
+    ReportScreen .report-table-box .report-section {{ width: 1fr; min-width: {TABLE_WIDTH}; }}
+    """
 
     class ExportRequested(Message):
         """The user wants `choice` written; `record` and `number` name the run shown."""
@@ -117,11 +125,12 @@ class ReportScreen(Screen[None]):
         record = self.record
         title = Text(f"Run report · run {index + 1} of {len(self.turns)} · ", style="bold", end="")
         title.append_text(plain(describe_run(record, self.extra_providers)))
-        sections = [Static(title, classes="report-title")]
-        sections += [
-            Static(markdown(f"## {section.title}\n\n{section.markdown}"), classes="report-section")
-            for section in turn_report(record)
-        ]
+        sections: list[Static | HorizontalScroll] = [Static(title, classes="report-title")]
+        for section in turn_report(record):
+            shown = Static(markdown(f"## {section.title}\n\n{section.markdown}"), classes="report-section")
+            # A section that is one table keeps its columns whole and scrolls sideways when narrow.
+            wide = section.markdown.lstrip().startswith("|")
+            sections.append(HorizontalScroll(shown, classes="report-table-box") if wide else shown)
         body = self.query_one("#report-body", VerticalScroll)
         await body.remove_children()
         await body.mount_all(sections)
@@ -141,6 +150,14 @@ class ReportScreen(Screen[None]):
         target = (self.index if runs.highlighted is None else runs.highlighted) + step
         if 0 <= target < len(self.turns):
             runs.highlighted = target
+
+    def action_page(self, step: int) -> None:
+        """PageUp/PageDown page through the report, whichever part has the focus."""
+        body = self.query_one("#report-body", VerticalScroll)
+        if step > 0:
+            body.scroll_page_down(animate=False)
+        else:
+            body.scroll_page_up(animate=False)
 
     def action_export(self) -> None:
         number = self.index + 1
