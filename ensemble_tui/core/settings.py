@@ -19,7 +19,8 @@ AutoPair = Literal["samples", "two-models"]
 class Settings(BaseModel):
     """Everything the Settings pane edits. Unknown keys are ignored so older files still load."""
 
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+    # Python's json reads Infinity and NaN: a budget of Infinity would overflow every turn's sums.
+    model_config = ConfigDict(extra="ignore", validate_assignment=True, allow_inf_nan=False)
 
     models: dict[str, str] = Field(default_factory=dict)
     aggregator: str = Field(default="ChatGPT", min_length=1)  # any provider label, added ones included

@@ -133,3 +133,16 @@ async def test_a_full_disk_while_writing_the_transcript_keeps_the_reply_and_the_
     assert "Saved before the disk filled." in transcript  # the old transcript is whole
     restored = restored_session(workspace.paths.root)  # the archive took the turn before the transcript failed
     assert [m.text for m in restored.history][-2:] == ["second", "Shown although the disk is full."]
+
+
+@pytest.mark.parametrize("value", ["Infinity", "-Infinity", "NaN", "1e999"])
+def test_a_budget_that_is_not_a_number_is_one_line_and_the_cap_holds(home: Path, value: str) -> None:
+    """Issue 34 §6: `"budget_usd": Infinity` made every turn fail with an OverflowError."""
+    paths = seed_home(home)
+    paths.settings_file.write_text('{"budget_usd": ' + value + ', "temperature": 0.3}')
+    workspace = Workspace.open(home)
+    (warning,) = workspace.warnings
+    assert "invalid budget_usd" in one_line(warning) and "every other setting kept" in warning
+    assert workspace.settings.budget_usd == 5.0 and workspace.settings.temperature == 0.3
+    with pytest.raises(ValueError, match="finite"):
+        workspace.settings.budget_usd = float("inf")
