@@ -75,7 +75,6 @@ def run_scenario(home: Path, mode: Mode, cap: float, turns: int, accountant_args
         providers[label] = provider
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
 
-
     async def play() -> None:
         engine = Engine(workspace, rng=random.Random(1), sleep=no_wait)
         for number in range(turns):

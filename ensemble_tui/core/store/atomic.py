@@ -11,7 +11,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-
 # The temporary name `atomic_write_text` gives (tempfile.mkstemp's 8 random characters), and the
 # home's folders it writes in: a home may also be a project folder, whose own files stay.
 _OWN_TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
