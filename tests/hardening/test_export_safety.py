@@ -186,3 +186,21 @@ def test_no_bidi_override_reaches_the_html_export_or_the_reply(home: Path) -> No
     records = [stored.record for stored in workspace.archive.turns(workspace.session.id)]
     page = export_session(workspace.session, records, "html")
     assert not any(char in page for char in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def test_a_dangling_symlink_creates_no_folder_and_an_existing_file_keeps_its_mode(home: Path, tmp_path: Path) -> None:
+    """Issue 34 §6: `export -o` through a dangling symlink created the missing folders, and an
+    existing 0644 file became 0600."""
+    workspace = a_chat(home)
+    link = tmp_path / "latest.md"
+    link.symlink_to(tmp_path / "missing" / "deeper" / "chat.md")
+    code, _, err = export(workspace, str(link))
+    assert code == 1 and err.count("\n") == 1 and "does not exist" in err
+    assert not (tmp_path / "missing").exists()
+
+    shared = tmp_path / "shared.md"
+    shared.write_text("old")
+    shared.chmod(0o644)
+    assert export(workspace, str(shared))[0] == 0
+    assert shared.read_text(encoding="utf-8") == expected(workspace)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o644

@@ -17,16 +17,19 @@ _OWN_TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 APP_FOLDERS = ("Prompts", "Configurations", "Chats", "Exports", "Logs", "Drafts", "Cache")
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
     """Write `text` to `path` through a temporary file in the same folder, then rename.
 
     The temporary file is flushed and fsynced before the rename, so readers never see a
-    half-written file, whatever moment the process dies.
+    half-written file, whatever moment the process dies. It is the user's alone (0600) unless
+    `mode` says otherwise (a file outside the home keeping the mode it had).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
