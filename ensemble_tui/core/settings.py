@@ -44,10 +44,15 @@ class Settings(BaseModel):
     auto_pair: AutoPair = "samples"
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
-        """The selected model id for `provider`, falling back to its configured default."""
+        """The selected model id for `provider`, falling back to its configured default (also
+        when the selected model has retired: a call to it would only fail)."""
+        config = configs.get(provider)
         if provider in self.models:
-            return self.models[provider]
-        return configs[provider].default_model if provider in configs else ""
+            selected = self.models[provider]
+            spec = config.model(selected) if config is not None else None
+            if config is None or spec is None or not spec.retired_by():
+                return selected
+        return config.default_model if config is not None else ""
 
 
 @dataclass(frozen=True)
