@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ensemble_tui.core.provider import Turn
 
@@ -71,12 +72,18 @@ _LOOKALIKES = str.maketrans(
 _SEPARATORS = r"[\s\-_./]*"
 
 
-def normalised(text: str) -> tuple[str, list[int]]:
+def normalised(text: str) -> tuple[str, Sequence[int]]:
     """`text` case folded, without format characters, look-alikes read as Latin; with, for each
     character of the result (and one past its end), the index in `text` it came from."""
+    if text.isascii():  # the common case, kept cheap: a long chat's history passes through here
+        return text.lower(), range(len(text) + 1)
     chars: list[str] = []
     origin: list[int] = []
     for index, char in enumerate(text):
+        if char.isascii():  # the common case, kept cheap: a long chat's history passes through here
+            chars.append(char.lower())
+            origin.append(index)
+            continue
         if unicodedata.category(char) == "Cf":  # zero-width, joiners, bidi marks and overrides, soft hyphen
             continue
         folded = unicodedata.normalize("NFKC", char).casefold().translate(_LOOKALIKES)
@@ -101,13 +108,19 @@ def name_pattern(names: Iterable[str]) -> re.Pattern[str]:
         for parts in sorted(forms.values(), key=lambda parts: len("".join(parts)), reverse=True)
     ]
     version = r"(?:[\s\-_.]?\d+(?:\.\d+)*[a-z]?\b|[\s\-_.]?(?:o\d+)\b|[\s\-_.]?(?:" + "|".join(_TIERS) + r")\b)"
-    return re.compile(r"(?<![^\W_])(?:" + "|".join(alternatives) + r")(?:" + version + r")*s?(?![^\W_])")
+    first = "".join(sorted({re.escape(parts[0][0]) for parts in forms.values()}))  # fails most places at once
+    return re.compile(rf"(?=[{first}])(?<![^\W_])(?:" + "|".join(alternatives) + r")(?:" + version + r")*s?(?![^\W_])")
 
 
 def redact(text: str, pattern: re.Pattern[str] | None) -> str:
     """`text` with every name `pattern` finds in its normalised form replaced by REDACTED."""
     if pattern is None or not text:
         return text
+    return _redacted(text, pattern)
+
+
+@lru_cache(maxsize=4096)  # a chat's history is redacted again on every turn: its replies come back
+def _redacted(text: str, pattern: re.Pattern[str]) -> str:
     folded, origin = normalised(text)
     pieces: list[str] = []
     kept = 0

@@ -117,6 +117,10 @@ class TurnRunner:
 
     def history(self) -> tuple[Turn, ...]:
         """Answered history before this turn's input, as models read it: the replies without names."""
+        return self._anonymous_history
+
+    @cached_property
+    def _anonymous_history(self) -> tuple[Turn, ...]:
         return self.redaction.history(self.context.history)
 
     async def call(
