@@ -20,32 +20,39 @@ def strip_control(text: str) -> str:
     return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text.replace("\r\n", "\n")))
 
 
-# Raw HTML a Markdown previewer would load from its address: the tag's `<` is escaped, so it reads as text.
+# Raw HTML a Markdown previewer would load from a remote address (`http://`, `https://`, `//host`):
+# the tag's `<` is escaped, so it reads as text. A tag naming no remote address is left as written.
 _FETCHING_TAG = re.compile(
-    r"<(?=/?(?:img|image|picture|source|video|audio|track|iframe|frame|object|embed|link|script|style|svg|input|"
-    r"meta|base)\b)",
+    r"<(?=(?:img|image|picture|source|video|audio|track|iframe|frame|object|embed|link|script|style|svg|input|"
+    r"meta|base)\b[^<>]*?(?:[a-z][a-z0-9+.-]*:)?//)",
     re.IGNORECASE,
 )
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]")
-_CODE_SPAN = re.compile(r"(`+[^`\n]*`+)")
+_CODE_SPAN = re.compile(r"(`+[^`]*`+)")
 
 
 def inert_images(markdown: str) -> str:
     """Markdown that loads nothing when previewed: an image (`![alt](url)`, `![alt][ref]`) becomes
-    a link to it (`[image: alt](url)`), as in the HTML export, and raw HTML that would fetch an
-    address (`<img src=http://...>`, `<iframe>`...) is escaped. Code is left as written."""
+    a link to it (`[image: alt](url)`), as in the HTML export, and raw HTML that would fetch a
+    remote address (`<img src=http://...>`, `<iframe src=//...>`) is escaped. Code is left as written."""
     from ensemble_tui.core.text.markdown_blocks import block_parser
 
     code_lines: set[int] = set()
     for token in block_parser().parse(markdown):
         if token.type in ("fence", "code_block") and token.map:
             code_lines.update(range(*token.map))
-    lines = markdown.splitlines(keepends=True)
-    return "".join(line if number in code_lines else _inert_line(line) for number, line in enumerate(lines))
+    chunks: list[tuple[bool, list[str]]] = []  # runs of code lines and of other lines (a tag may span lines)
+    for number, line in enumerate(markdown.splitlines(keepends=True)):
+        code = number in code_lines
+        if chunks and chunks[-1][0] == code:
+            chunks[-1][1].append(line)
+        else:
+            chunks.append((code, [line]))
+    return "".join("".join(lines) if code else _inert_text("".join(lines)) for code, lines in chunks)
 
 
-def _inert_line(line: str) -> str:
-    parts = _CODE_SPAN.split(line)
+def _inert_text(text: str) -> str:
+    parts = _CODE_SPAN.split(text)
     for index in range(0, len(parts), 2):  # the odd parts are code spans
         text = _FETCHING_TAG.sub("&lt;", parts[index])
         parts[index] = _IMAGE.sub(lambda m: f"[image: {m[1]}]" if m[1].strip() else "[image]", text)
