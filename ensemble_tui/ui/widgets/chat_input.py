@@ -10,39 +10,16 @@ Keys are applied in the order they were typed. A priority binding runs in the ap
 key arrives, while the keys before it wait in the box's own queue: a burst "line⏎next" put the
 new line ahead of "line" (3 bursts in 6 when typed quickly). So whatever edits or reads the text
 on a key runs through `after_typed`, in the box's queue behind the keys already sent to it.
-
-Two more places where Textual 8.2 lets a later key overtake (issue 35 §3), worked around here:
-- TextArea's own bindings (Backspace, Ctrl+K, the arrows…) are not run by the box: the key
-  bubbles up to the app, which runs the binding in its task, after the box has already typed
-  the keys behind it (`x BSpace y` gave `abcx`). `on_key` runs them in the box's queue.
-- Enter's Submitted message went into the box's queue behind the keys typed after it, so the
-  app took "Second race testnext words". Keys after an Enter now wait (`_held`) until the app
-  has taken the question, then are applied in order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
-
-
-def _edit_keys() -> dict[str, str]:
-    """TextArea's own keys and the actions they run (its public BINDINGS)."""
-    keys: dict[str, str] = {}
-    for binding in TextArea.BINDINGS:
-        if isinstance(binding, Binding):
-            for key in binding.key.split(","):
-                keys[key.strip()] = binding.action
-    return keys
-
-
-EDIT_KEYS: Final = _edit_keys()
-ANOTHER_ENTER: Final = None  # in `_held`: an Enter typed while the question before it was being taken
 
 PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line · empty Enter redoes the last reply"
 # On a narrow screen the placeholder is cut to what fits on the box's first line.
@@ -122,20 +99,6 @@ class ChatInput(TextArea):
             show_line_numbers=False,
             placeholder=PLACEHOLDER,
         )
-        self._held: list[events.Key | None] | None = None  # keys typed while a question is being taken
-
-    async def on_key(self, event: events.Key) -> None:
-        """Apply the key here, in the order typed (see the module's docstring)."""
-        if self._held is not None:
-            event.prevent_default()
-            event.stop()
-            self._held.append(events.Key(event.key, event.character))
-            return
-        action = next((EDIT_KEYS[key] for key in (event.key, *event.aliases) if key in EDIT_KEYS), None)
-        if action is not None:
-            event.prevent_default()
-            event.stop()
-            await self.run_action(action)
 
     def on_resize(self, event: events.Resize) -> None:
         """The whole placeholder where it fits on one line, else the short one: the box starts
@@ -153,38 +116,7 @@ class ChatInput(TextArea):
         self.call_later(callback, *args)
 
     def action_submit(self) -> None:
-        self.after_typed(self._send)
-
-    def _send(self) -> None:
-        """Hand the question to the app; the keys typed after it wait until it is taken."""
-        if self._held is not None:
-            self._held.append(ANOTHER_ENTER)
-            return
-        self._held = []
-        self.app.post_message(self.Submitted(self, self.text))
-        self.app.call_later(self._release)  # in the app's queue, behind the Submitted
-
-    async def _release(self) -> None:
-        """Apply the keys held since Enter, in order; keys arriving meanwhile join the queue."""
-        held = self._held or []
-        while held:
-            key = held.pop(0)
-            if key is ANOTHER_ENTER:
-                self.app.post_message(self.Submitted(self, self.text))
-                self.app.call_later(self._release)
-                return
-            await self._apply(key)
-        self._held = None
-
-    async def _apply(self, key: events.Key) -> None:
-        action = next((EDIT_KEYS[name] for name in (key.key, *key.aliases) if name in EDIT_KEYS), None)
-        if action is not None:
-            await self.run_action(action)
-        elif key.is_printable and key.character is not None:
-            start, end = self.selection
-            self.replace(key.character, start, end, maintain_selection_offset=False)
-        else:  # a key of the app's (Ctrl+O…): it goes its usual way, now
-            self.post_message(key)
+        self.after_typed(lambda: self.post_message(self.Submitted(self, self.text)))
 
     def action_newline(self) -> None:
         self.after_typed(self._insert_newline)
