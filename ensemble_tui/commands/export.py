@@ -108,7 +108,11 @@ def write_output(path: Path, content: str) -> None:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(content)
         return
-    atomic_write_text(Path(os.path.realpath(path)), content)  # the link's target, so the link stays
+    target = Path(os.path.realpath(path))  # the link's target, so the link stays
+    if not target.parent.is_dir():  # a shell creates no folder either (a dangling link's, say)
+        raise FileNotFoundError(2, f"the folder {target.parent} does not exist")
+    kept = stat.S_IMODE(mode) if mode is not None else None  # an existing file keeps its mode
+    atomic_write_text(target, content, kept)
 
 
 def _chat_id(workspace: Workspace, args: argparse.Namespace) -> str:

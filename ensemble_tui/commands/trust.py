@@ -19,7 +19,7 @@ def add_parser(commands: Any) -> None:
         help="let a folder holding Prompts/ and Configurations/ be the home when started in it",
         description="Trust DIR (default: the current folder) as a home: started there, the app reads its "
         "configurations and its .env, which name the keys and the servers they are sent to. Trust covers "
-        "the provider files and .env as they are now; after a change, trust the folder again.",
+        "the provider files, prompts and .env as they are now; after a change, trust the folder again.",
     )
     trust.add_argument("folder", metavar="DIR", nargs="?", default=".", help="the folder to trust (default: .)")
     which = trust.add_mutually_exclusive_group()
@@ -47,10 +47,13 @@ def run(args: argparse.Namespace, context: CommandContext) -> int:
             print(f"ensemble-tui: {folder} holds no Prompts/ and Configurations/; it cannot be a home.", file=err)
             return 1
         trusted = trust.trust(folder)
+    except trust.UntrustableFile as exc:
+        print(f"ensemble-tui: cannot trust {args.folder}: {exc}.", file=err)
+        return 1
     except OSError as exc:
         print(f"ensemble-tui: cannot save trust in {trust.trust_file()} ({exc.strerror or exc}).", file=err)
         return 1
-    print(f"Trusted {trusted}: its provider files and .env as they are now.", file=out)
+    print(f"Trusted {trusted}: its provider files, prompts and .env as they are now.", file=out)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -49,8 +50,18 @@ class ModelSpec(BaseModel):
     web_search: bool = True
     web_search_per_call: float | None = Field(default=None, ge=0)
     search_billing: SearchBilling = "per_query"  # the default never bills fewer searches than ran
-    retired: str | None = None
+    retired: date | None = None  # the announced retirement date, past or to come
+    replacement: str | None = None  # the model the provider names in its place
     notes: str = ""
+
+    def retired_by(self, day: date | None = None) -> bool:
+        """Whether the model has retired by `day` (None: today)."""
+        return self.retired is not None and (day or today()) >= self.retired
+
+    def retiring_by(self, day: date | None = None) -> bool:
+        """Whether `day` (None: today) is within RETIREMENT_NOTICE before the retirement."""
+        day = day or today()
+        return self.retired is not None and self.retired - RETIREMENT_NOTICE <= day < self.retired
 
     @property
     def display_name(self) -> str:
@@ -59,6 +70,33 @@ class ModelSpec(BaseModel):
     @property
     def price_known(self) -> bool:
         return self.input is not None and self.output is not None
+
+
+# From how long before a model's retirement Settings and `ask` name its replacement.
+RETIREMENT_NOTICE = timedelta(days=30)
+
+
+def today() -> date:
+    """The day retirements are judged by (UTC, as the providers announce them)."""
+    return datetime.now(UTC).date()
+
+
+def retirement_line(provider: str, config: ProviderConfig, model: str, day: date | None = None) -> str | None:
+    """One line when `model` retires within RETIREMENT_NOTICE (naming its replacement) or has
+    retired (saying the provider's default is used instead); None otherwise."""
+    spec = config.model(model)
+    if spec is None or spec.retired is None:
+        return None
+    day = day or today()
+    if spec.retired_by(day):
+        return (
+            f"{provider}: {model} was retired on {spec.retired:%Y-%m-%d}; {config.default_model} is used "
+            "instead - pick another in Settings."
+        )
+    if spec.retiring_by(day):
+        instead = f"; its replacement is {spec.replacement}" if spec.replacement else ""
+        return f"{provider}: {model} retires on {spec.retired:%Y-%m-%d}{instead} - pick another in Settings."
+    return None
 
 
 # Used for a model whose prices are unknown: high enough that the budget guard errs early.

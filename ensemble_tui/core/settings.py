@@ -19,7 +19,8 @@ AutoPair = Literal["samples", "two-models"]
 class Settings(BaseModel):
     """Everything the Settings pane edits. Unknown keys are ignored so older files still load."""
 
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+    # Python's json reads Infinity and NaN: a budget of Infinity would overflow every turn's sums.
+    model_config = ConfigDict(extra="ignore", validate_assignment=True, allow_inf_nan=False)
 
     models: dict[str, str] = Field(default_factory=dict)
     aggregator: str = Field(default="ChatGPT", min_length=1)  # any provider label, added ones included
@@ -43,10 +44,15 @@ class Settings(BaseModel):
     auto_pair: AutoPair = "samples"
 
     def model_for(self, provider: str, configs: dict[str, ProviderConfig]) -> str:
-        """The selected model id for `provider`, falling back to its configured default."""
+        """The selected model id for `provider`, falling back to its configured default (also
+        when the selected model has retired: a call to it would only fail)."""
+        config = configs.get(provider)
         if provider in self.models:
-            return self.models[provider]
-        return configs[provider].default_model if provider in configs else ""
+            selected = self.models[provider]
+            spec = config.model(selected) if config is not None else None
+            if config is None or spec is None or not spec.retired_by():
+                return selected
+        return config.default_model if config is not None else ""
 
 
 @dataclass(frozen=True)

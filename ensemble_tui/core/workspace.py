@@ -15,7 +15,7 @@ from typing import Any
 
 from ensemble_tui.core.chat.modes import Mode, RunMode
 from ensemble_tui.core.chat.session import SessionData
-from ensemble_tui.core.config import PROVIDERS, ProviderConfig, load_provider_configs
+from ensemble_tui.core.config import PROVIDERS, ProviderConfig, load_provider_configs, retirement_line
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
@@ -77,16 +77,13 @@ class Workspace:
         workspace.warnings.extend(warnings)
         workspace.config_problems = dict(found.problems)
         for provider, config in configs.items():
-            model = loaded.settings.model_for(provider, configs)
-            spec = config.model(model)
-            if spec is None:
+            model = loaded.settings.models.get(provider, config.default_model)
+            if config.model(model) is None:
                 workspace.warnings.append(
                     f"{provider}: model {model} is not in {provider} configuration; costs are estimated cautiously."
                 )
-            elif spec.retired:
-                workspace.warnings.append(
-                    f"{provider}: model {model} was retired ({spec.retired}) - pick another in Settings."
-                )
+            elif (line := retirement_line(provider, config, model)) is not None:
+                workspace.warnings.append(line)
         return workspace
 
     @classmethod

@@ -85,3 +85,20 @@ def test_model_text_in_a_map_is_made_inert(tmp_path):
     claims = [{"text": "a\x1b[31m red\x07 claim", "kind": "unique", "stances": [stance("A")], "citations": []}]
     result = resolve(wire(claims), {"A": "ChatGPT", "B": "Claude", "C": "Gemini"}, None, tmp_path)
     assert "\x1b" not in result.claims[0].text and "\x07" not in result.claims[0].text
+
+
+def test_a_claim_s_kind_comes_from_its_stances_not_the_mapper_s_label(tmp_path, caplog):
+    """Issue 34 §5: three claims labelled "consensus", each supported by one proposal and
+    contradicted by two, are three disputed claims, and the confidence is not high."""
+    mislabelled = {
+        "text": "The lemma holds.",
+        "kind": "consensus",
+        "stances": [stance("A"), stance("B", "contradicts"), stance("C", "contradicts")],
+        "citations": [],
+    }
+    unique = {"text": "Only A says so.", "kind": "consensus", "stances": [stance("A")], "citations": []}
+    by_letter = {"A": "Gemini", "B": "ChatGPT", "C": "Claude"}
+    with caplog.at_level("WARNING"):
+        result = resolve(wire([mislabelled] * 3 + [unique]), by_letter, None, tmp_path)
+    assert result.summary == "0 agreed · 3 disputed · 1 unique · confidence low"
+    assert "labelled consensus has the stances of a contradiction claim" in caplog.text

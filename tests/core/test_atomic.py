@@ -31,3 +31,21 @@ def test_write_replaces_whole_file(tmp_path: Path) -> None:
     atomic_write_text(target, "long old content " * 100)
     atomic_write_text(target, "short")
     assert target.read_text() == "short"
+
+
+def test_start_up_removes_only_the_app_s_own_temporaries(tmp_path: Path) -> None:
+    """Issue 34 §6: a home used as a project folder keeps its own `.tmp` files; a killed write's
+    temporary in the app's folders goes."""
+    from ensemble_tui.core.workspace import Workspace
+
+    home = tmp_path / "project"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / ".draft.tmp").write_text("the user's draft")
+    (home / ".draft.tmp").write_text("another")
+    (home / "Chats").mkdir()
+    (home / "Chats" / ".abc.json.k3x_9q0z.tmp").write_text("{")
+    (home / "notes" / ".abc.json.k3x_9q0z.tmp").write_text("the user's, named alike")
+    Workspace.open(home, stale_after_s=0)
+    assert (home / "notes" / ".draft.tmp").read_text() == "the user's draft"
+    assert (home / ".draft.tmp").exists() and (home / "notes" / ".abc.json.k3x_9q0z.tmp").exists()
+    assert not (home / "Chats" / ".abc.json.k3x_9q0z.tmp").exists()

@@ -78,9 +78,13 @@ async def test_temperature_follows_the_model_capability(workspace, scripted, mak
     assert (second.model, second.temperature) == ("gpt-4.1", 1.1)
 
 
+# How each scripted model signs its proposals: no model's name, which the packet would redact (issue 34 §4).
+SIGN = {"ChatGPT": "Ada", "Claude": "Bea", "Gemini": "Cy"}
+
+
 async def test_all_mode_collects_proposals_and_aggregates_anonymously(workspace, scripted, make_engine):
     for label in ("ChatGPT", "Claude", "Gemini"):
-        scripted[label].scripts["proposer"] = [f"Proposal written by {label}-model."]
+        scripted[label].scripts["proposer"] = [f"Proposal written by {SIGN[label]}."]
     scripted["Gemini"].scripts["aggregator"] = ["FINAL REPLY:\nThe combined answer."]
     workspace.update_settings(aggregator="Gemini")
     events = await run_turn(make_engine(), Mode.ALL, "Explain Figure 2")
@@ -102,12 +106,12 @@ async def test_all_mode_collects_proposals_and_aggregates_anonymously(workspace,
     for number in (1, 2, 3):
         assert f"# Proposed Reply {number}:" in packet_turn
     for label in ("ChatGPT", "Claude", "Gemini"):
-        assert f"Proposal written by {label}-model." in packet_turn
+        assert f"Proposal written by {SIGN[label]}." in packet_turn
         assert f"{label}\n" not in packet_turn and f"# {label}" not in packet_turn
 
     assert of_type(events, ReplyCommitted)[0].text == "The combined answer."
     assert workspace.session.history[-1].text == "The combined answer."
-    assert workspace.session.last_outputs["Gemini"].text == "Proposal written by Gemini-model."
+    assert workspace.session.last_outputs["Gemini"].text == "Proposal written by Cy."
     assert workspace.session.resubmissions == []
 
 
@@ -148,8 +152,8 @@ async def test_a_turn_that_needs_all_five_passes_forces_a_final_reply(workspace,
 
 async def test_synthesis_requests_carry_the_remarks_and_each_proposers_own_number(workspace, scripted, make_engine):
     for label in ("ChatGPT", "Claude", "Gemini"):
-        scripted[label].scripts["proposer"] = [f"first by {label}"]
-        scripted[label].scripts["synthesis"] = [f"second by {label}"]
+        scripted[label].scripts["proposer"] = [f"first by {SIGN[label]}"]
+        scripted[label].scripts["synthesis"] = [f"second by {SIGN[label]}"]
     scripted["Claude"].scripts["aggregator"] = [
         "REQUEST SYNTHESIS FROM PROPOSERS\nReply 2 ignores Table 1.",
         "FINAL REPLY:\nSettled.",
@@ -165,11 +169,11 @@ async def test_synthesis_requests_carry_the_remarks_and_each_proposers_own_numbe
         assert workspace.prompts.synthesis_user(label) in text
         assert "Reply 2 ignores Table 1." in text
         number = int(text.rsplit("Your own proposal was Proposed Reply ", 1)[1].rstrip("."))
-        assert f"# Proposed Reply {number}:\nfirst by {label}" in first_packet
+        assert f"# Proposed Reply {number}:\nfirst by {SIGN[label]}" in first_packet
         assert text.startswith("Is the bound tight?")
     second_packet = scripted["Claude"].calls_as("aggregator")[1].messages[-1].text
-    assert all(f"second by {label}" in second_packet for label in ("ChatGPT", "Claude", "Gemini"))
-    assert workspace.session.last_outputs["Gemini"].text == "second by Gemini"
+    assert all(f"second by {SIGN[label]}" in second_packet for label in ("ChatGPT", "Claude", "Gemini"))
+    assert workspace.session.last_outputs["Gemini"].text == "second by Cy"
     assert workspace.session.history[-1].text == "Settled."
 
 

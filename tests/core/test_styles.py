@@ -63,8 +63,14 @@ def critique_by(scores: dict[str, float]):
     return reply
 
 
+def tag(label: str) -> str:
+    """How a scripted model signs its answers: a word that is no model's name (a name would be redacted)."""
+    return f"Author{MODELS.index(label) + 1}"
+
+
 def answer(label: str) -> str:
-    return f"Answer text by {label}."
+    """A model's answer, told apart by a word that is no model's name (a name would be redacted)."""
+    return f"Answer text number {MODELS.index(label) + 1}."
 
 
 async def run_style(engine, mode: Mode, text: str, style: Style) -> list:
@@ -187,7 +193,7 @@ def debater(label: str, peers_to_message: bool = True):
         peers = re.search(r"using their letters: ([A-Z, ]+)\)", text).group(1).split(", ")
         discussion = "\n".join(f"## With Agent {peer}\nhello {peer} from {agent}" for peer in peers)
         return (
-            f"# ANSWER\n{label} round {round_number} heard {heard}\n\n# RATIONALE\nbecause\n\n"
+            f"# ANSWER\n{tag(label)} round {round_number} heard {heard}\n\n# RATIONALE\nbecause\n\n"
             f"# DISCUSSION\n{discussion if peers_to_message else ''}"
         )
 
@@ -196,7 +202,7 @@ def debater(label: str, peers_to_message: bool = True):
 
 async def test_debate_rounds_route_messages_and_award_medals(workspace, scripted, make_engine):
     workspace.update_settings(debate_rounds=3)
-    preference = [f"{label} round 3 heard" for label in ("Gemini", "ChatGPT", "Claude")]
+    preference = [f"{tag(label)} round 3 heard" for label in ("Gemini", "ChatGPT", "Claude")]
 
     def rank(request: CallRequest) -> str:
         shown = shown_answers(request)
@@ -217,11 +223,11 @@ async def test_debate_rounds_route_messages_and_award_medals(workspace, scripted
         own_letter = re.search(r"You are Agent ([A-Z])", second).group(1)
         inbox = re.findall(r"From Agent ([A-Z]):\n(.*)", second)
         assert len(inbox) == 2 and all(body == f"hello {own_letter} from {sender}" for sender, body in inbox)
-        assert f"{label} round 2 heard nothing" in second  # its own latest answer
+        assert f"{tag(label)} round 2 heard nothing" in second  # its own latest answer
         for name in MODELS:
-            assert name not in second.replace(f"{name} round", "").replace(answer(name), "")
+            assert name not in second
     (committed,) = of_type(events, ReplyCommitted)
-    assert committed.text.startswith("Gemini round 3 heard") and "gold" not in committed.text
+    assert committed.text.startswith(f"{tag('Gemini')} round 3 heard") and "gold" not in committed.text
     assert committed.message.provenance.line.startswith(
         f"All · Debate · {workspace.model_for('Gemini')} won the debate ("
     )
@@ -233,7 +239,7 @@ async def test_debate_rounds_route_messages_and_award_medals(workspace, scripted
         ("ChatGPT", "silver"),
         ("Claude", "bronze"),
     ]
-    assert workspace.session.last_outputs["Claude"].text.startswith("Claude round 3")
+    assert workspace.session.last_outputs["Claude"].text.startswith(f"{tag('Claude')} round 3")
 
 
 async def test_debate_keeps_a_badly_formatted_reply_as_a_plain_answer(workspace, scripted, make_engine):
@@ -248,7 +254,7 @@ async def test_debate_keeps_a_badly_formatted_reply_as_a_plain_answer(workspace,
     assert not of_type(events, RunFailed)
     third_round = scripted["Claude"].calls_as("debate")[2].messages[-1].text
     assert "Your latest answer:\n\nstill none" in third_round  # the unformatted reply was kept as its answer
-    assert workspace.session.last_outputs["Claude"].text.startswith("Claude round 3")
+    assert workspace.session.last_outputs["Claude"].text.startswith(f"{tag('Claude')} round 3")
 
 
 async def test_single_modes_ignore_the_style(workspace, scripted, make_engine):

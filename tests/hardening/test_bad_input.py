@@ -133,3 +133,48 @@ async def test_a_full_disk_while_writing_the_transcript_keeps_the_reply_and_the_
     assert "Saved before the disk filled." in transcript  # the old transcript is whole
     restored = restored_session(workspace.paths.root)  # the archive took the turn before the transcript failed
     assert [m.text for m in restored.history][-2:] == ["second", "Shown although the disk is full."]
+
+
+@pytest.mark.parametrize("value", ["Infinity", "-Infinity", "NaN", "1e999"])
+def test_a_budget_that_is_not_a_number_is_one_line_and_the_cap_holds(home: Path, value: str) -> None:
+    """Issue 34 §6: `"budget_usd": Infinity` made every turn fail with an OverflowError."""
+    paths = seed_home(home)
+    paths.settings_file.write_text('{"budget_usd": ' + value + ', "temperature": 0.3}')
+    workspace = Workspace.open(home)
+    (warning,) = workspace.warnings
+    assert "invalid budget_usd" in one_line(warning) and "every other setting kept" in warning
+    assert workspace.settings.budget_usd == 5.0 and workspace.settings.temperature == 0.3
+    with pytest.raises(ValueError, match="finite"):
+        workspace.settings.budget_usd = float("inf")
+
+
+@pytest.mark.parametrize(
+    ("day", "expected"),
+    [
+        ("2026-10-30", None),  # more than 30 days before: nothing to say yet
+        ("2026-11-27", "Claude: claude-sonnet-4-5 retires on 2026-11-30; its replacement is claude-sonnet-4-6"),
+        ("2026-11-30", "Claude: claude-sonnet-4-5 was retired on 2026-11-30; claude-sonnet-4-6 is used instead"),
+    ],
+)
+def test_a_retiring_model_names_its_replacement_and_a_retired_one_falls_back(
+    home: Path, monkeypatch: pytest.MonkeyPatch, day: str, expected: str | None
+) -> None:
+    """Issue 34 §6: claude-sonnet-4-5 retires on 2026-11-30. From 30 days before, the start (and so
+    `ask`) names the replacement; after, one line, and the provider's default model is used."""
+    from datetime import date
+
+    from ensemble_tui.core import config
+
+    monkeypatch.setattr(config, "today", lambda: date.fromisoformat(day))
+    paths = seed_home(home)
+    paths.settings_file.write_text('{"models": {"Claude": "claude-sonnet-4-5"}}')
+    workspace = Workspace.open(home)
+    lines = [line for line in workspace.warnings if "claude-sonnet-4-5" in line]
+    if expected is None:
+        assert lines == [] and workspace.model_for("Claude") == "claude-sonnet-4-5"
+        return
+    (line,) = lines
+    assert one_line(line).startswith(expected)
+    retired = day >= "2026-11-30"
+    assert workspace.model_for("Claude") == ("claude-sonnet-4-6" if retired else "claude-sonnet-4-5")
+    assert workspace.settings.models["Claude"] == "claude-sonnet-4-5"  # the choice is kept, as written

@@ -31,7 +31,6 @@ async def _work(home: Path, conn: Connection, seed: int) -> None:
     workspace = Workspace.open(home)
     workspace.attach_providers({"ChatGPT": ScriptedProvider("ChatGPT", default=REPLY)}, {})  # type: ignore[dict-item]
 
-
     engine = Engine(workspace, sleep=no_wait)
     number = rng.randrange(1_000_000)
     while True:

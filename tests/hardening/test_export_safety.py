@@ -153,3 +153,54 @@ def test_a_full_device_is_reported_in_one_line_and_never_replaced(home: Path, tm
     assert err.count("\n") == 1 and "No space left on device" in err
     assert stat.S_ISCHR(full.stat().st_mode)
     assert not list(tmp_path.glob(".full.*"))  # no temporary file beside it either
+
+
+REMOTE_IMAGES = (
+    'Raw: <img src="http://tracker.example/raw.png"> and <IMG\nsrc=http://tracker.example/upper.png>, '
+    "an inline one ![](http://tracker.example/inline.png), a frame <iframe src=//tracker.example/f>.\n\n"
+    "```html\n<img src=http://example.org/in-code.png>\n```\n"
+)
+
+
+def test_markdown_exports_and_transcripts_load_no_remote_image(home: Path) -> None:
+    """Issue 34 §6: a model's raw `<img src=http://…>` or `![](http://…)` in the Markdown export or
+    the chat's transcript would be fetched by a previewer; they read as text or links, as in HTML."""
+    from ensemble_tui.core.chat.session import render_transcript
+
+    workspace = a_chat(home, REMOTE_IMAGES + "\n" + HOSTILE_REPLY)
+    for markdown in (expected(workspace), render_transcript(workspace.session)):
+        outside_code = markdown.replace("<img src=http://example.org/in-code.png>", "")
+        assert "<img" not in outside_code.lower() and "<iframe" not in outside_code and "![" not in outside_code
+        assert '&lt;img src="http://tracker.example/raw.png">' in markdown  # shown as written, as text
+        assert "[image](http://tracker.example/inline.png)" in markdown and "[image: logo](https://" in markdown
+        assert "```html\n<img src=http://example.org/in-code.png>\n```" in markdown  # code is kept as written
+
+
+def test_no_bidi_override_reaches_the_html_export_or_the_reply(home: Path) -> None:
+    """Issue 34 §6: U+202E (right-to-left override) reached stdout and the HTML export."""
+    from ensemble_tui.core.text.sanitize import strip_control
+
+    hostile = "Pay \u202eoot 001$\u202c now, \u2066isolated\u2069, \u202dforced\u202c."
+    assert strip_control(hostile) == "Pay oot 001$ now, isolated, forced."  # every reply goes through it
+    workspace = a_chat(home, hostile)  # a chat saved before the override was stripped
+    records = [stored.record for stored in workspace.archive.turns(workspace.session.id)]
+    page = export_session(workspace.session, records, "html")
+    assert not any(char in page for char in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def test_a_dangling_symlink_creates_no_folder_and_an_existing_file_keeps_its_mode(home: Path, tmp_path: Path) -> None:
+    """Issue 34 §6: `export -o` through a dangling symlink created the missing folders, and an
+    existing 0644 file became 0600."""
+    workspace = a_chat(home)
+    link = tmp_path / "latest.md"
+    link.symlink_to(tmp_path / "missing" / "deeper" / "chat.md")
+    code, _, err = export(workspace, str(link))
+    assert code == 1 and err.count("\n") == 1 and "does not exist" in err
+    assert not (tmp_path / "missing").exists()
+
+    shared = tmp_path / "shared.md"
+    shared.write_text("old")
+    shared.chmod(0o644)
+    assert export(workspace, str(shared))[0] == 0
+    assert shared.read_text(encoding="utf-8") == expected(workspace)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o644

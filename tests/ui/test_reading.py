@@ -1,5 +1,6 @@
 """Reading a reply: it arrives shown from its start with the question just above, and a chat
-reopens at its last reply's start; the chat scrolls from the question box; typing in the chat goes to the box; toasts stay off the box."""
+reopens at its last reply's start; the chat scrolls from the question box; typing in the chat goes
+to the box; toasts stay off the box."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ensemble_tui.core.chat.provenance import Provenance
 from ensemble_tui.core.provider import Turn
+from ensemble_tui.core.text.sanitize import inert_images
 
 SESSION_ID_FORMAT = "%Y-%m-%d_%H-%M-%S"
 
@@ -119,7 +120,7 @@ def render_transcript(session: SessionData) -> str:
         parts.append(f"PDF: `{session.pdf_path}`")
     for message in session.history:
         heading = "## You" if message.role == "user" else "## Reply"
-        parts.append(f"{heading}\n\n{message.text.strip()}")
+        parts.append(f"{heading}\n\n{inert_images(message.text.strip())}")  # a previewer loads nothing
         if message.provenance is not None:
             parts.append(f"*{message.provenance.line}*")
         if message.sources:

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 from ensemble_tui.core.claims.confidence import ConfidenceInputs, confidence
-from ensemble_tui.core.claims.model import Citation, Claim, ClaimMap, Evidence, Stance
+from ensemble_tui.core.claims.model import Citation, Claim, ClaimMap, Evidence, Stance, kind_of
 from ensemble_tui.core.claims.wire import WireMap, WireStance
 from ensemble_tui.core.paper.paper_index import PaperIndex, paper_index
 from ensemble_tui.core.paper.pdf_pages import PdfTextUnavailable
@@ -82,9 +82,12 @@ def _claim(
         by_model[author] = Stance(stance=stance.stance, quote=_clean(stance.quote), evidence=_evidence(stance, index))
     for author in by_letter.values():  # a proposal the mapper left out is silent on it
         by_model.setdefault(author, Stance(stance="silent"))
+    derived = kind_of([stance.stance for stance in by_model.values()])
+    if derived != kind:
+        log.warning("claim map: a claim labelled %s has the stances of a %s claim; read as %s", kind, derived, derived)
     return Claim(
         text=_clean(text),
-        kind=kind,  # type: ignore[arg-type]
+        kind=derived,
         stances=by_model,
         citations=[_citation(place, index) for place in dict.fromkeys(_clean(c) for c in citations) if place],
     )

@@ -59,6 +59,21 @@ class Citation(BaseModel):
     found: bool | None = None
 
 
+def kind_of(stances: Sequence[StanceKind]) -> ClaimKind:
+    """A claim's kind as its stances (one per proposal, silent ones included) show it, whatever
+    the mapper labelled it: the confidence, and so auto mode's choice not to escalate, rest on it.
+
+    Any proposal contradicting it makes it disputed; every proposal supporting it (two or more),
+    agreed; one alone, unique; several but not all (or none), partial.
+    """
+    supports = sum(stance == "supports" for stance in stances)
+    if any(stance == "contradicts" for stance in stances):
+        return "contradiction"
+    if supports == len(stances) and supports >= 2:
+        return "consensus"
+    return "unique" if supports == 1 else "partial"
+
+
 class Claim(BaseModel):
     text: str
     kind: ClaimKind

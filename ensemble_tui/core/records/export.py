@@ -31,6 +31,7 @@ from ensemble_tui.core.math.mathtext import substitute_math
 from ensemble_tui.core.records.report import report_markdown
 from ensemble_tui.core.store.atomic import atomic_write_text
 from ensemble_tui.core.text.markdown_blocks import keep_line_breaks, nest_headings
+from ensemble_tui.core.text.sanitize import inert_images, strip_control
 
 ExportFormat = Literal["json", "md", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("json", "md", "html")
@@ -74,7 +75,7 @@ def _image_as_link(self: Any, tokens: Sequence[Token], idx: int, options: Any, e
 
 
 def render_html(title: str, markdown: str) -> str:
-    body = _html_with_mathml(markdown)
+    body = _html_with_mathml(strip_control(markdown))  # a chat saved before a control was stripped
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
@@ -166,7 +167,7 @@ def export_turn(record: TurnRecord, fmt: ExportFormat) -> str:
     if fmt == "json":
         return json.dumps(record_json(record), indent=2, ensure_ascii=False) + "\n"
     if fmt == "md":
-        return turn_markdown(record)
+        return inert_images(turn_markdown(record))
     return render_html(f"Run report: {_title_line(record.query)}", turn_markdown(record, page=True))
 
 
@@ -175,7 +176,7 @@ def export_session(session: SessionData, turns: list[TurnRecord], fmt: ExportFor
         data = {"session": session.model_dump(mode="json"), "turns": [record_json(record) for record in turns]}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "md":
-        return session_markdown(session, turns)
+        return inert_images(session_markdown(session, turns))
     return render_html(f"Chat {session.id}", session_markdown(session, turns, page=True))
 
 

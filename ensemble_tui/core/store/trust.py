@@ -4,9 +4,9 @@ A folder found in the current directory can name any variable as a provider's ke
 server as its base URL (its `Configurations/*.json`, its `.env`), so it is used only once the
 user has trusted it with `ensemble-tui trust`. Trust is kept in the user's config folder (never
 in the folder itself, which could plant it), in `Trusted.json` (0600, in a 0700 folder), with a
-digest of the folder's provider files and `.env` as they were: if either changes, the folder is
-untrusted until trusted again. Settings.json and Keymap.json hold no address or key name and
-may change freely.
+digest of the folder's provider files, its prompts (what every model is told, and so what it
+may be told to leak) and `.env` as they were: if any changes, the folder is untrusted until
+trusted again. Settings.json and Keymap.json hold no address or key name and may change freely.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,22 +51,47 @@ def trust_file() -> Path:
     return config_dir() / TRUST_FILE
 
 
+class UntrustableFile(OSError):
+    """A guarded path that is no regular file (a folder named `.env`, a FIFO named like a provider
+    file): its content cannot be vouched for, so the folder cannot be trusted as it is."""
+
+
 def guarded_files(folder: Path) -> list[Path]:
-    """The files whose content trust covers: every provider file and the `.env`."""
+    """The files whose content trust covers: every provider file, every prompt, and the `.env`."""
     configurations = folder / "Configurations"
     files = sorted(path for path in configurations.glob("*.json") if path.name not in FREE_FILES)
-    return [*files, folder / DOTENV_NAME]
+    prompts = sorted(path for path in (folder / "Prompts").rglob("*") if not path.is_dir() or path.is_symlink())
+    return [*files, *prompts, folder / DOTENV_NAME]
+
+
+def _content(path: Path) -> bytes | None:
+    """A guarded file's bytes; None if it does not exist. Opened without blocking (a FIFO would
+    wait for a writer forever) and read only if it is a regular file (UntrustableFile if not)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        descriptor = None
+    mode = os.fstat(descriptor).st_mode if descriptor is not None else stat.S_IFDIR
+    if not stat.S_ISREG(mode):
+        if descriptor is not None:
+            os.close(descriptor)
+        kind = "a folder, not a file" if stat.S_ISDIR(mode) else "not a regular file"
+        raise UntrustableFile(f"{path} is {kind} - remove it, or make it a file")
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read()
 
 
 def folder_digest(folder: Path) -> str:
     """SHA-256 over the names and contents of `guarded_files` (a missing `.env` counts as
-    missing, so adding one later breaks trust too)."""
+    missing, so adding one later breaks trust too). UntrustableFile names a guarded path that is
+    no regular file."""
     digest = hashlib.sha256()
     for path in guarded_files(folder):
-        digest.update(path.name.encode() + b"\0")
-        try:
-            content = path.read_bytes()
-        except FileNotFoundError:
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        content = _content(path)
+        if content is None:
             digest.update(b"missing\0")
             continue
         digest.update(hashlib.sha256(content).hexdigest().encode() + b"\0")

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ensemble_tui.core.chat.runlog import Artifact
-from ensemble_tui.core.claims.anonymous import anonymous_history, name_pattern, redact
 from ensemble_tui.core.claims.evidence import resolve
 from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.claims.wire import claim_map_schema, parse_wire_map
@@ -123,17 +122,16 @@ class ClaimMapping:
         caller = runner.context.caller
         labelling = shuffled_labelling(list(proposals), self.rng)
         letters = labelling.labels
-        names = name_pattern([*caller.providers, *(caller.model_for(name) for name in caller.providers)])
-        texts = {author: redact(text, names) for author, text in proposals.items()}
+        texts = runner.redaction.texts(proposals)
         prompts = runner.prompts
         started = time.monotonic()
         try:
-            prompt = prompts.claim_map(", ".join(letters), labelling.render(texts, heading="Answer"))
+            prompt = prompts.claim_map(", ".join(letters), labelling.render(texts, runner.redaction, heading="Answer"))
             reply, parsed, problem = await runner.call_parsed(
                 self.mapper,
                 "mapper",
                 "",
-                user_message(anonymous_history(runner.history(), names), runner.context.query, prompt),
+                user_message(runner.history(), runner.context.query, prompt),
                 lambda text: parse_wire_map(text, letters),
                 prompts.claim_map_repair(", ".join(letters)),
                 claim_map_schema(letters),

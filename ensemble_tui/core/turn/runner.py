@@ -14,13 +14,14 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Protocol, TypeVar
 
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import ModelOutput, Resubmission
+from ensemble_tui.core.claims.anonymous import Redaction
 from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.prompts import PromptLibrary
@@ -104,9 +105,23 @@ class TurnRunner:
     def rng(self) -> random.Random:
         return self.context.rng
 
+    @cached_property
+    def redaction(self) -> Redaction:
+        """What every text one model wrote goes through before another reads it: the configured
+        providers' labels and model ids, and the makers' names, taken out."""
+        caller = self.context.caller
+        names = [*caller.providers, *(caller.model_for(name) for name in caller.providers)]
+        for label, config in caller.configs.items():
+            names += [label, config.default_model, *(name for spec in config.models for name in (spec.id, spec.name))]
+        return Redaction.of(names)
+
     def history(self) -> tuple[Turn, ...]:
-        """Answered history before this turn's input."""
-        return self.context.history
+        """Answered history before this turn's input, as models read it: the replies without names."""
+        return self._anonymous_history
+
+    @cached_property
+    def _anonymous_history(self) -> tuple[Turn, ...]:
+        return self.redaction.history(self.context.history)
 
     async def call(
         self,

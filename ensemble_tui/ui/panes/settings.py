@@ -40,8 +40,10 @@ def model_options(config: ProviderConfig, current: str) -> list[tuple[Text, str]
     options: list[tuple[Text, str]] = []
     for spec in config.models:
         label = spec.display_name if spec.display_name == spec.id else f"{spec.display_name} ({spec.id})"
-        if spec.retired:
-            label += f" - retired {spec.retired}"
+        if spec.retired_by():
+            label += f" - retired {spec.retired:%Y-%m-%d}"
+        elif spec.retiring_by():
+            label += f" - retires {spec.retired:%Y-%m-%d}" + (f", use {spec.replacement}" if spec.replacement else "")
         options.append((plain(label), spec.id))
     if config.model(current) is None:
         options.append((plain(f"{current} (not in the configuration)"), current))

@@ -26,7 +26,7 @@ async def run_aggregator_loop(runner: TurnRunner, query: str) -> Reply:
     aggregator = runner.context.aggregator
     for iteration in range(1, MAX_AGGREGATOR_PASSES + 1):
         forced = iteration == MAX_AGGREGATOR_PASSES
-        packet = build_packet(proposals, runner.rng)
+        packet = build_packet(proposals, runner.rng, runner.redaction)
         runner.map_claims(proposals)  # beside this pass: a final one takes no extra wave
         runner.emit(StatusChanged(aggregating(iteration), answered=tuple(proposals)))
         started = time.monotonic()
@@ -53,7 +53,7 @@ async def _resynthesize(
     A proposer whose revision fails keeps its previous proposal.
     """
     prompts = runner.prompts
-    request_text = packet.render() + "\n\n# Remarks from the aggregator\n" + (remarks or "(none)")
+    request_text = packet.render() + "\n\n# Remarks from the aggregator\n" + (runner.redaction(remarks) or "(none)")
     runner.resubmit(iteration, request_text)
     requests = {
         name: (

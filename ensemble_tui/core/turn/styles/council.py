@@ -21,7 +21,7 @@ CHAIR_STATUS = "Chairman writing the final reply…"
 
 def ranking_prompt(runner: TurnRunner, answers: dict[str, str], labelling: Labelling) -> str:
     return runner.prompts.deliberation(
-        "RankingPrompt", labels=", ".join(labelling.labels), answers=labelling.render(answers)
+        "RankingPrompt", labels=", ".join(labelling.labels), answers=labelling.render(answers, runner.redaction)
     )
 
 
@@ -86,7 +86,9 @@ async def run_council(runner: TurnRunner, query: str) -> Reply:
 
     chair_view = shuffled_labelling(authors, runner.rng)
     prompt = runner.prompts.deliberation(
-        "ChairmanPrompt", answers=chair_view.render(answers), ranking=ranking_table(positions, chair_view)
+        "ChairmanPrompt",
+        answers=chair_view.render(answers, runner.redaction),
+        ranking=ranking_table(positions, chair_view),
     )
     runner.emit(StatusChanged(CHAIR_STATUS, answered=tuple(authors)))
     started = time.monotonic()

@@ -42,14 +42,15 @@ class Debate:
     def round_prompt(self, author: str, number: int, rounds: int) -> str:
         peers = self.peers_of(author)
         inbox = self.inbox[author]
-        messages = "\n\n".join(f"From Agent {sender}:\n{text}" for sender, text in sorted(inbox.items()))
+        redaction = self.runner.redaction
+        messages = "\n\n".join(f"From Agent {sender}:\n{redaction(text)}" for sender, text in sorted(inbox.items()))
         return self.runner.prompts.deliberation(
             "DebateRoundPrompt",
             agent=self.letter[author],
             round=str(number),
             rounds=str(rounds),
             own_answer=self.answers[author],
-            answers=peers.render(self.answers, heading="Agent"),
+            answers=peers.render(self.answers, redaction, heading="Agent"),
             messages=messages or "(none)",
             peers=", ".join(peers.labels),
         )

@@ -6,6 +6,7 @@ import random
 import string
 from dataclasses import dataclass
 
+from ensemble_tui.core.claims.anonymous import Redaction
 from ensemble_tui.core.turn.styles.packet import neutralize_headings
 
 
@@ -25,10 +26,10 @@ class Labelling:
                 return label
         raise KeyError(author)
 
-    def render(self, texts: dict[str, str], heading: str = "Answer") -> str:
-        """`# Answer A` blocks in letter order; authors never appear."""
+    def render(self, texts: dict[str, str], redaction: Redaction, heading: str = "Answer") -> str:
+        """`# Answer A` blocks in letter order; authors never appear, nor names in the texts."""
         return "\n\n".join(
-            f"# {heading} {label}\n{neutralize_headings(texts[author].strip())}"
+            f"# {heading} {label}\n{neutralize_headings(redaction(texts[author]).strip())}"
             for label, author in self.by_label.items()
         )
 

@@ -6,6 +6,8 @@ import random
 import re
 from dataclasses import dataclass
 
+from ensemble_tui.core.claims.anonymous import Redaction
+
 # A heading inside an answer that imitates the packet's own structure ("# Proposed Reply 2:",
 # "# Answer B", "# Remarks from the aggregator") could fake an extra proposal or reorder the
 # packet. Such lines are escaped so they read as text, never as structure.
@@ -35,8 +37,9 @@ class ProposalPacket:
         return self.authors.index(author) + 1
 
 
-def build_packet(proposals: dict[str, str], rng: random.Random) -> ProposalPacket:
-    """Shuffle so that position reveals nothing about which model wrote what."""
+def build_packet(proposals: dict[str, str], rng: random.Random, redaction: Redaction) -> ProposalPacket:
+    """Shuffle so that position reveals nothing about which model wrote what, and redact the
+    names so that the words do not either."""
     authors = list(proposals)
     rng.shuffle(authors)
-    return ProposalPacket(tuple(authors), tuple(proposals[author] for author in authors))
+    return ProposalPacket(tuple(authors), tuple(redaction(proposals[author]) for author in authors))

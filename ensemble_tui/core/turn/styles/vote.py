@@ -55,7 +55,7 @@ async def run_vote(runner: TurnRunner, query: str) -> Reply:
             "CritiquePrompt",
             schema=CRITIQUE_SCHEMA_HINT,
             labels=", ".join(labelling.labels),
-            answers=labelling.render(answers),
+            answers=labelling.render(answers, runner.redaction),
         ),
         repair=lambda labelling: prompts.deliberation("CritiqueRepairPrompt", labels=", ".join(labelling.labels)),
         parse=lambda text, labelling: parse_critique(text, labelling.labels),
