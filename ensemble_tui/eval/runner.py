@@ -34,6 +34,7 @@ class EvalResult:
     grades: list[GradeVerdict] = field(default_factory=list)  # as `verdicts`, for the graded questions
     run_spent_usd: float = 0.0  # this run's calls ("spent by this run")
     reused: int = 0  # answers of earlier runs reused, their arm configured the same
+    asked: int = 0  # answers this run asked for (failed ones included)
 
     def answer_list(self) -> list[ArmAnswer]:
         return list(self.answers.values())
@@ -98,6 +99,7 @@ class EvalRunner:
 
     def __post_init__(self) -> None:
         self.configs = {arm.name: arm_config(self.kit, arm) for arm in self.arms}
+        self.asked = 0
 
     def left(self) -> Left:
         """What this run still has to do: the answers, and the verdicts and grades of its judges."""
@@ -142,6 +144,7 @@ class EvalRunner:
             grades=grades,
             run_spent_usd=self.store.spent_by_run(),
             reused=reused,
+            asked=self.asked,
         )
 
     async def _answer(self, question: EvalQuestion, answers: dict[tuple[str, str], ArmAnswer]) -> None:
@@ -173,6 +176,7 @@ class EvalRunner:
         async def one(arm: Arm) -> None:
             answer, proposals = await run_arm(self.kit, arm, question, shared)
             answer = answer.model_copy(update={"config": self.configs[arm.name]})
+            self.asked += 1
             if proposals is not None:
                 self.store.save_proposals(question.id, proposals)
                 offered.append(proposals)
