@@ -64,7 +64,7 @@ def total_lines(totals: Totals) -> list[str]:
     """The totals in words: the closing note of every format, and the command's last lines on stderr."""
     lines = [
         f"Spent by this run: {figure(totals.run_usd, totals.simulated)}.",
-        f"Spent by this eval in all: {figure(totals.eval_usd, totals.simulated)} (every run on these questions).",
+        f"Spent by this eval in all (every run on these questions): {figure(totals.eval_usd, totals.simulated)}.",
     ]
     if totals.estimate_usd is not None:
         lines.append(
@@ -165,10 +165,9 @@ def sharing_lines(summary: EvalSummary) -> list[str]:
 def spending_line(summary: EvalSummary) -> str:
     """What the answers and verdicts in this report cost when they were made (some by earlier runs)."""
     lost = len(summary.lost_verdicts)
-    line = (
-        f"The answers in this report cost {_money(summary.answers_cost)} and their "
-        f"{summary.verdicts} verdicts {_money(summary.judging_cost)}"
-    )
+    line = f"The answers in this report cost {_money(summary.answers_cost)}"
+    if summary.verdicts or summary.pairwise_questions:
+        line += f"; their {summary.verdicts} verdicts {_money(summary.judging_cost)}"
     line += f", of which {lost} were lost (unreadable twice or a failed call)" if lost else ""
     if summary.grade_count:
         line += f"; their {summary.grade_count} grades {_money(summary.grading_cost)}"
