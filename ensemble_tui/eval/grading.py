@@ -21,7 +21,6 @@ from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.store.home import defaults_root
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.core.turn.styles.packet import neutralize_headings
 from ensemble_tui.eval.judging import (
     CONCURRENT_CALLS,
     JUDGE_SYSTEM,
@@ -30,6 +29,7 @@ from ensemble_tui.eval.judging import (
     anonymous_text,
     authors_of,
     history_text,
+    inert,
     quote_fact,
     quote_reports,
     reference_text,
@@ -105,11 +105,7 @@ def grade_requests(
     authors = [name for answer in answers.values() for name in (answer.writer, *answer.contributors)]
     pattern = name_pattern([*judges, *names, *authors])
     history = history_text(question, pattern)
-    evidence = (
-        f"\nThe passage that holds it:\n{neutralize_headings(strip_control(question.evidence).strip())}\n"
-        if question.evidence
-        else ""
-    )
+    evidence = f"\nThe passage that holds it:\n{inert(question.evidence)}\n" if question.evidence else ""
     requests = []
     for arm, answer in answers.items():
         if answer.failed is not None:
@@ -122,7 +118,7 @@ def grade_requests(
                 reference=reference_text(question, facts),
                 history=history,
                 question=strip_control(question.text).strip(),
-                known_answer=neutralize_headings(strip_control(question.answer or "").strip()),
+                known_answer=inert(question.answer or ""),
                 evidence=evidence,
                 answer=anonymous_text(answer.text, pattern),
             )
@@ -152,7 +148,7 @@ async def grade_one(
     for attempt in range(2):
         text = request.text
         if attempt:
-            earlier = neutralize_headings(strip_control(reply).strip())
+            earlier = inert(reply)
             repair = f"{prompts.grade_repair()}\n\nThe problem: {problem}."
             text = f"{request.text}\n\n# Your earlier reply\n{earlier}\n\n{repair}"
         try:

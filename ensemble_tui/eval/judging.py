@@ -194,6 +194,12 @@ def history_text(question: EvalQuestion, names: re.Pattern[str] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def inert(text: str) -> str:
+    """Text a judge reads as material: no control characters, no heading that could pass for the
+    packet's own (a known answer, an evidence passage, the judge's own earlier reply)."""
+    return neutralize_headings(strip_control(text).strip())
+
+
 def anonymous_text(text: str, names: re.Pattern[str] | None) -> str:
     """An answer as a judge reads it: no names, no control characters, no heading that could
     pass for the packet's own `# Answer 2`."""

@@ -116,7 +116,7 @@ def _entries(path: Path, text: str) -> list[QuestionEntry]:
             entries += [QuestionEntry.model_validate(entry) for entry in (mapped if mapped is not None else [item])]
         return entries
     except (ValueError, ValidationError, TypeError) as exc:
-        first = str(exc).splitlines()[0]
+        first = " ".join(line.strip() for line in str(exc).splitlines()[:2])
         raise EnsembleError(f"{path}: not JSON of {FIELDS} (a list, or one object a line) ({first}).") from None
 
 
@@ -155,7 +155,7 @@ def qasper_entries(item: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         kept = [str(p) for p in passages if str(p).strip() and not str(p).startswith("FLOAT SELECTED")]
         if kept:
             entry["evidence"] = "\n\n".join(kept)
-    return entry
+    return [entry]
 
 
 def _pdf_path(pdf: str | None, folder: Path) -> str | None:
