@@ -113,6 +113,7 @@ def storage_reason(exc: BaseException) -> str:
 
 
 def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
+    from ensemble_tui.core.workspace import read_only
     from ensemble_tui.eval.arms import parse_arms, provider_label
     from ensemble_tui.eval.estimate import estimate
     from ensemble_tui.eval.model import EvalPlan
@@ -120,6 +121,10 @@ def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
     from ensemble_tui.eval.runner import EvalRunner
     from ensemble_tui.eval.store import EvalStore
 
+    if (problem := read_only(workspace.paths.root)) is not None:  # nothing it did could be kept
+        if problem not in workspace.warnings:  # else the set-up said it already, in these words
+            say(problem)
+        return 1
     questions = read_questions(workspace, args, demo)
     configured = tuple(workspace.configs)
     self_model = provider_label(args.self_model or workspace.settings.aggregator, configured)

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -284,3 +288,34 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_done(tmp_path: Path, monkeyp
     assert result.returncode == 1 and "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if "cannot be written" in line]
     assert len(lines) == 1 and "the disk is full" in lines[0]
+
+
+def _read_only_mounts() -> bool:
+    if not sys.platform.startswith("linux") or shutil.which("unshare") is None or os.geteuid() != 0:
+        return False
+    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _read_only_mounts(), reason="needs root and mount namespaces for a read-only bind mount")
+def test_a_read_only_home_is_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    questions = tmp_path / "q.txt"
+    questions.write_text("Q?\n", encoding="utf-8")
+    assert run_eval(home, "--questions", str(questions), "--arms", "chatgpt,claude", "--yes").returncode == 0
+    read_only = ("unshare", "-m", "sh", "-c", f'mount --bind -o ro "{home}" "{home}" && exec "$0" "$@"')
+    args = ("--questions", str(questions), "--arms", "chatgpt,claude,gemini", "--yes")
+    result = run_command(home, "eval", "--demo", *args, process=True, prefix=read_only, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "read-only" in lines[0], result.stderr
+
+
+def test_a_budget_stop_reports_the_figures_stderr_gives(tmp_path: Path) -> None:
+    questions = tmp_path / "q.txt"
+    questions.write_text("".join(f"Question {n}?\n" for n in range(4)), encoding="utf-8")
+    report = tmp_path / "report.md"
+    args = ("--questions", str(questions), "--arms", "chatgpt,all", "--budget", "0.3", "-o", str(report), "--yes")
+    result = run_eval(tmp_path / "h", *args)
+    assert result.returncode == 1 and "Budget stop" in result.stderr
+    assert figures(report.read_text(encoding="utf-8")) == figures(result.stderr)
+    assert float(figures(result.stderr)[1]) <= 0.3
