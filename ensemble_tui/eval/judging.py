@@ -66,7 +66,9 @@ def times(count: int) -> str:
 def quote_fact(label: str, report: QuoteReport | None, names: re.Pattern[str] | None = None) -> str:
     """The local quote checks of one answer as a fact for the judge: "Answer 2 quotes the paper
     twice: 1 found (p. 4), 1 not found ("answered 92 correctly")."."""
-    quotes = report.quotes if report is not None else ()
+    if report is None:  # the paper could not be read: no fact to tell
+        return f"{label}'s quotes could not be checked against the paper."
+    quotes = report.quotes
     if not quotes:
         return f"{label} does not quote the paper."
     found = [check for check in quotes if check.found]
