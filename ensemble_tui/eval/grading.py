@@ -12,11 +12,12 @@ import asyncio
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ensemble_tui.core.claims.anonymous import name_pattern
+from ensemble_tui.core.paper.quotes import QuoteReport
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.store.home import defaults_root
@@ -98,7 +99,7 @@ def grade_requests(
     judges: Sequence[str],
     prompts: PromptLibrary,
     names: Iterable[str] = (),
-    reports: dict[str, object] | None = None,
+    reports: Mapping[str, QuoteReport] | None = None,
     done: Collection[tuple[str, str]] = (),
 ) -> list[GradeRequest]:
     """One request per answered arm and judge that did not write it, but those `done` (arm, judge)."""
@@ -110,7 +111,7 @@ def grade_requests(
     for arm, answer in answers.items():
         if answer.failed is not None:
             continue
-        facts = [quote_fact("The answer", (reports or {}).get(arm), pattern)]  # type: ignore[arg-type]
+        facts = [quote_fact("The answer", (reports or {}).get(arm), pattern)]
         for judge in graders(answer, judges):
             if (arm, judge) in done:
                 continue
@@ -182,7 +183,7 @@ async def grade_question(
     """Every grade of one question's answers not `done` already; each handed to `keep` as it comes."""
     library = prompts or PromptLibrary(defaults_root() / "Prompts")
     reports = await quote_reports(answers, question.pdf, cache)
-    requests = grade_requests(question, answers, judges, library, names, dict(reports), done)
+    requests = grade_requests(question, answers, judges, library, names, reports, done)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def gated(request: GradeRequest) -> GradeVerdict:

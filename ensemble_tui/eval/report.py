@@ -35,7 +35,7 @@ RULES = (
 
 
 GRADE_RULES = (
-    "A question with a known answer was graded instead: each arm's answer, read blind, against the known answer, "
+    "A question with a known answer was graded against it, not judged in pairs: each arm's answer, read blind, "
     "by every judge that did not write it: correct, partly correct, incorrect, or declined (“the paper does not say”).",
     "An answer's grade is its judges' majority; a tie goes to the less favourable grade.",
     "Accuracy is correct ÷ graded, with Wilson's 95% interval; precision is correct ÷ answered (declines left out).",
@@ -235,7 +235,9 @@ def accuracy_title(summary: EvalSummary) -> str:
 def intro(plan: EvalPlan, summary: EvalSummary) -> str:
     judges = ", ".join(plan.judges) or "none"
     against = arm_name(summary, summary.best) if summary.best else "none"
-    return f"{summary.questions} questions · {len(summary.arms)} arms · judges: {judges} · reference: {against}"
+    kinds = f" ({summary.graded_questions} with a known answer)" if summary.graded_questions else ""
+    line = f"{summary.questions} questions{kinds} · {len(summary.arms)} arms · judges: {judges}"
+    return line + (f" · reference: {against}" if summary.pairwise_questions else "")
 
 
 # ----- Markdown ----------------------------------------------------------------------------
