@@ -314,7 +314,9 @@ def as_json(
         "questions": summary.questions,
         "judges": list(plan.judges),
         "reference": summary.best,
-        "recommendation": {"headline": advice.headline, "findings": list(advice.findings)},
+        "recommendation": (  # pairwise judging's: none where every question had a known answer
+            {"headline": advice.headline, "findings": list(advice.findings)} if summary.pairwise_questions else None
+        ),
         "rules": rules(summary),
         "position_bias": {
             "decided_verdicts": summary.bias.decided,

@@ -230,6 +230,7 @@ def test_the_demo_graded_set_prints_accuracy_and_precision_and_the_estimate_hold
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     rows = {row["arm"]: row for row in report["accuracy"]}
+    assert report["recommendation"] is None and report["arms"][0]["win_rate"] is None  # no pair was to judge
     assert set(rows) == {"chatgpt", "claude", "gemini", "all"}
     assert (rows["claude"]["correct"], rows["claude"]["graded"]) == (8, 8) and rows["claude"]["precision"] == 1.0
     assert rows["chatgpt"]["partly_correct"] == 8 and rows["chatgpt"]["accuracy"] == 0.0
