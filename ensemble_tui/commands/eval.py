@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import hashlib
+import math
+import sqlite3
 import sys
 import uuid
 from functools import partial
@@ -42,7 +45,12 @@ def add_parser(commands: Any) -> None:
         "--home", metavar="DIR", default=argparse.SUPPRESS, help="the home folder whose chats and keys to use"
     )
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--questions", metavar="FILE", help="one question per line, or a JSON list of {question, pdf}")
+    source.add_argument(
+        "--questions",
+        metavar="FILE",
+        help="one question per line; or JSON (a list, or one object a line) of {question, pdf, answer, evidence}: "
+        "a question with a known answer is graded against it (QASPER's fields are read too)",
+    )
     source.add_argument("--from-history", metavar="N", type=int, help="the last N questions of your chats")
     parser.add_argument(
         "--arms",
@@ -63,12 +71,17 @@ def add_parser(commands: Any) -> None:
 
 
 def budget_check(args: argparse.Namespace) -> str | None:
-    """A `--budget` of $0 or less: the line that says so (exit 2, nothing started)."""
-    return "--budget must be more than $0." if args.budget is not None and args.budget <= 0 else None
+    """A `--budget` that is no amount of dollars ($0 or less, nan, inf): the line that says so
+    (exit 2, nothing started)."""
+    if args.budget is not None and (not math.isfinite(args.budget) or args.budget <= 0):
+        return f"--budget must be an amount of dollars more than $0, such as --budget 5 (not {args.budget:g})."
+    return None
 
 
-# Under --demo the eval demo's simulator answers: answers of known quality.
-NEEDS = Needs(simulator="eval", check=budget_check)
+# Under --demo the eval demo's simulator answers: answers of known quality. No paper is uploaded
+# as the command starts: each call of the eval carries its question's paper to its own provider,
+# so a provider the eval does not call gets nothing.
+NEEDS = Needs(simulator="eval", check=budget_check, upload_now=False)
 
 
 def run(args: argparse.Namespace, context: CommandContext) -> int:
@@ -80,15 +93,38 @@ def run(args: argparse.Namespace, context: CommandContext) -> int:
     except KeyboardInterrupt:
         say("eval interrupted; what was done is kept - run the same command again to go on.")
         return 130
+    except (sqlite3.Error, OSError) as exc:  # a read-only home, a full disk: what was kept stays kept
+        say(f"eval stopped: the home's History.sqlite3 cannot be written ({storage_reason(exc)}). {STORAGE_ADVICE}")
+        return 1
+
+
+STORAGE_ADVICE = "Free some space or make the home writable, then run the same command again to go on."
+
+
+def storage_reason(exc: BaseException) -> str:
+    """The storage error in a few words: "read-only", "disk full", or its own first line."""
+    text = (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).splitlines()[0]
+    lowered = text.casefold()
+    if "readonly" in lowered or "read-only" in lowered:
+        return "the home is read-only"
+    if "full" in lowered or getattr(exc, "errno", None) == errno.ENOSPC:
+        return "the disk is full"
+    return text
 
 
 def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
-    from ensemble_tui.core.money import money
+    from ensemble_tui.core.workspace import read_only
     from ensemble_tui.eval.arms import parse_arms, provider_label
+    from ensemble_tui.eval.estimate import estimate
     from ensemble_tui.eval.model import EvalPlan
-    from ensemble_tui.eval.runner import EvalRunner, estimate_usd
+    from ensemble_tui.eval.report import Totals, figure, total_lines
+    from ensemble_tui.eval.runner import EvalRunner
     from ensemble_tui.eval.store import EvalStore
 
+    if (problem := read_only(workspace.paths.root)) is not None:  # nothing it did could be kept
+        if problem not in workspace.warnings:  # else the set-up said it already, in these words
+            say(problem)
+        return 1
     questions = read_questions(workspace, args, demo)
     configured = tuple(workspace.configs)
     self_model = provider_label(args.self_model or workspace.settings.aggregator, configured)
@@ -107,29 +143,40 @@ def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
         budget_usd=args.budget,
         questions=tuple(questions),
     )
-    store = EvalStore(workspace.archive, ledger_key(plan))
-    kit = arm_kit(workspace, store.ledger_key, args.budget, demo)
-    done = {q for (q, _), answer in store.answers({q.id for q in questions}).items() if not answer.failed}
-    left = [q for q in questions if q.id not in store.judged() or q.id not in done]
-    estimate = estimate_usd(kit, arms, left, judges)
+    store = EvalStore(workspace.archive, ledger_key(plan), run=uuid.uuid4().hex[:12])
+    kit = arm_kit(workspace, store, args.budget, demo)
+    runner = EvalRunner(plan, arms, kit, store, judge_function(workspace), grade_question=grade_function(workspace))
+    left = runner.left()
+    guess = estimate(kit, arms, questions, judges, left)
     spent = store.spent()
-    already = f"; {money(spent, simulated=demo)} spent on it before" if spent else ""
-    cap = f", capped at {money(args.budget, simulated=demo)}" if args.budget is not None else ""
+    already = f"; {figure(spent, demo)} spent on it before" if spent else ""
+    cap = f", capped at {figure(args.budget, demo)} for the eval in all" if args.budget is not None else ""
+    graded = sum(1 for q in questions if q.graded)
+    kinds = f" ({graded} with a known answer, graded)" if graded else ""
     say(
-        f"eval: {len(questions)} questions ({len(left)} to do) x {len(arms)} arms, judged by {', '.join(judges)}: "
-        f"estimated {money(estimate, simulated=demo)}{cap}{already}."
+        f"eval: {len(questions)} questions{kinds} x {len(arms)} arms, judged by {', '.join(judges)}: "
+        f"estimated {figure(guess.usd, demo)} for what is left ({guess.basis()}){cap}{already}."
     )
-    if left and not args.yes:
+    if not guess.nothing_left and not args.yes:
         if not sys.stdin.isatty():
             say("no terminal to ask whether to spend it: pass --yes to run the eval.")
             return 2
         if input("Go ahead? [y/N] ").strip().lower() not in ("y", "yes"):
             say("nothing spent.")
             return 1
-    runner = EvalRunner(plan, arms, kit, store, judge_function(workspace))
     result = run_with_progress(runner, len(questions), demo)
-    write_report(plan, result, args)
-    say(f"eval spent {money(result.spent_usd, simulated=demo)} in all.")
+    totals = Totals(
+        run_usd=result.run_spent_usd,
+        eval_usd=result.spent_usd,
+        reused=result.reused,
+        asked=result.asked,
+        estimate_usd=guess.usd,
+        basis=guess.basis(),
+        simulated=demo,
+    )
+    write_report(plan, result, args, totals)
+    for line in total_lines(totals):
+        say(line)
     if result.stopped:
         say(f"{result.stopped} The report covers what was done; raise --budget and run again to go on.")
         return 1
@@ -160,13 +207,14 @@ def read_questions(workspace: Workspace, args: argparse.Namespace, demo: bool) -
 
 
 def ledger_key(plan: Any) -> str:
-    """The eval's key in the budget ledger: the same arguments give the same key, so a rerun
-    counts what the killed run spent."""
-    parts = [*(q.id for q in plan.questions), "|", *plan.arms, "|", *plan.judges, plan.self_model, str(plan.samples)]
+    """The eval's key in the budget ledger: its questions. Every run on the same questions is
+    the same eval, whatever its arms and judges, so "spent by this eval in all" and the
+    `--budget` cap count what earlier runs (killed ones included) spent."""
+    parts = sorted(q.id for q in plan.questions)
     return "eval-" + hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
 
 
-def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) -> Any:
+def arm_kit(workspace: Workspace, store: Any, budget: float | None, demo: bool) -> Any:
     from ensemble_tui.core.chat.modes import Mode
     from ensemble_tui.core.store.budget_ledger import SqliteLedger
     from ensemble_tui.eval.arms import ArmKit
@@ -177,7 +225,7 @@ def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) ->
         settings=workspace.settings,
         prompts=workspace.prompts,
         participants=workspace.participants(Mode.ALL),
-        ledger=lambda: SqliteLedger(workspace.archive, key, uuid.uuid4().hex),
+        ledger=lambda: SqliteLedger(workspace.archive, store.ledger_key, store.turn_id()),
         cache=workspace.paths.cache,
         budget_usd=budget if budget is not None else NO_CAP_USD,
         simulated=demo,
@@ -185,12 +233,24 @@ def arm_kit(workspace: Workspace, key: str, budget: float | None, demo: bool) ->
 
 
 def judge_function(workspace: Workspace) -> Any:
-    """eval/judging.py's `judge_question` with the home's judge prompts, and the configured
-    model ids among the names taken out of the answers the judges read."""
+    """eval/judging.py's `judge_question` with the home's judge prompts, the configured model
+    ids among the names taken out of the answers the judges read, and the paper's text cache
+    for the quote checks the judges are told."""
     from ensemble_tui.eval.judging import judge_question
 
+    return partial(judge_question, prompts=workspace.prompts, names=model_ids(workspace), cache=workspace.paths.cache)
+
+
+def grade_function(workspace: Workspace) -> Any:
+    """eval/grading.py's `grade_question`, bound as `judge_function` binds the judges'."""
+    from ensemble_tui.eval.grading import grade_question
+
+    return partial(grade_question, prompts=workspace.prompts, names=model_ids(workspace), cache=workspace.paths.cache)
+
+
+def model_ids(workspace: Workspace) -> list[str]:
     models = [workspace.settings.model_for(label, workspace.configs) for label in workspace.configs]
-    return partial(judge_question, prompts=workspace.prompts, names=[model for model in models if model])
+    return [model for model in models if model]
 
 
 def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
@@ -217,8 +277,8 @@ def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
         return asyncio.run(runner.run())
 
 
-def write_report(plan: Any, result: Any, args: argparse.Namespace) -> None:
-    content = render(plan, result, args.format)
+def write_report(plan: Any, result: Any, args: argparse.Namespace, totals: Any = None) -> None:
+    content = render(plan, result, args.format, totals)
     if args.output:
         from ensemble_tui.commands.export import write_output
 
@@ -229,7 +289,7 @@ def write_report(plan: Any, result: Any, args: argparse.Namespace) -> None:
         sys.stdout.flush()
 
 
-def render(plan: Any, result: Any, fmt: str) -> str:
+def render(plan: Any, result: Any, fmt: str, totals: Any = None) -> str:
     from ensemble_tui.eval.report import render as render_report
 
-    return render_report(plan, result.answer_list(), result.verdicts, fmt)
+    return render_report(plan, result.answer_list(), result.verdicts, fmt, result.grades, totals)

@@ -120,6 +120,15 @@ class PromptLibrary:
         answer_2, filled in one pass as in `deliberation`."""
         return self._filled("JudgePrompt.txt", values)
 
+    def grade(self, **values: str) -> str:
+        """An eval grader's request (`GradePrompt.txt`): reference, history, question,
+        known_answer, evidence, answer, filled in one pass."""
+        return self._filled("GradePrompt.txt", values)
+
+    def grade_repair(self) -> str:
+        """What is sent after an unreadable grade (`GradeRepairPrompt.txt`)."""
+        return self._filled("GradeRepairPrompt.txt", {})
+
     def judge_repair(self) -> str:
         """What is sent after an unreadable verdict (`JudgeRepairPrompt.txt`)."""
         return self._filled("JudgeRepairPrompt.txt", {})

@@ -14,6 +14,8 @@ of first proposals: the first of them to run asks the models, the others reuse i
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
 import time
@@ -101,6 +103,43 @@ def parse_arms(text: str, configured: tuple[str, ...], samples: int, self_model:
     if not arms:
         raise EnsembleError("No arm to run (--arms is empty).")
     return list(arms.values())
+
+
+JUDGING_PROMPTS = ("Judge", "Grade")  # prompt files the arms never read: editing them re-asks no answer
+
+
+def arm_config(kit: ArmKit, arm: Arm) -> str:
+    """A hash of what shapes the arm's answer: the arm itself, its models, the settings of its
+    style and the text of the prompts it may read. A stored answer is reused only under the same
+    hash, so a rerun with another `--self-model` or an edited prompt answers again."""
+    settings = kit.settings
+    if arm.kind in ("single", "self"):
+        involved: tuple[str, ...] = (arm.provider,)
+    else:
+        involved = (*kit.participants, settings.aggregator)
+        if arm.kind == "auto":
+            involved += (settings.claim_mapper or settings.aggregator, *settings.strong)
+    involved = tuple(dict.fromkeys(involved))
+    parts: dict[str, object] = {
+        "arm": [arm.name, arm.kind, arm.provider, arm.samples, arm.style.value if arm.style else None],
+        "models": {p: settings.model_for(p, dict(kit.configs)) for p in involved if p in kit.configs},
+        "reasoning": {p: settings.reasoning.get(p, "off") for p in involved},
+        "temperature": settings.temperature,
+    }
+    if arm.kind in ("style", "auto", "self"):
+        parts["style"] = {"aggregator": settings.aggregator, "debate_rounds": settings.debate_rounds}
+    if arm.kind == "auto":
+        parts["auto"] = {"strong": list(settings.strong), "pair": settings.auto_pair, "mapper": settings.claim_mapper}
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
+    for path in sorted(kit.prompts.folder.rglob("*.txt")) if kit.prompts.folder.is_dir() else ():
+        if path.name.startswith(JUDGING_PROMPTS):
+            continue
+        digest.update(str(path.relative_to(kit.prompts.folder)).encode())
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"<unreadable>")
+    return digest.hexdigest()[:16]
 
 
 def provider_label(name: str, configured: tuple[str, ...]) -> str:

@@ -12,10 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ensemble_tui.core.claims.anonymous import name_pattern, redact
+from ensemble_tui.core.paper import quote_checks
+from ensemble_tui.core.paper.quotes import QuoteReport
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.store.home import defaults_root
@@ -26,7 +29,8 @@ from ensemble_tui.eval.model import ArmAnswer, EvalQuestion, Verdict, Winner
 log = logging.getLogger(__name__)
 
 # (provider, system, user_text) -> (reply text, cost in dollars). The caller attaches the
-# question's PDF, if it has one, and keeps the budget: anything it raises other than a
+# question's PDF, if it has one (through the provider's file API, as a proposer's call does),
+# and keeps the budget: anything it raises other than a
 # ProviderError (the budget cap) stops the question.
 JudgeCall = Callable[[str, str, str], Awaitable[tuple[str, float]]]
 
@@ -41,10 +45,65 @@ WITH_PAPER = (
     "The attached paper is the reference: check each answer's claims and quotes against it, and count "
     "a specific that the paper does not support as a fault."
 )
-WITHOUT_PAPER = (
-    "There is no paper for this question: judge by what is well established, and count a confident "
-    "specific that cannot be checked as a fault."
+QUOTE_FACTS = (
+    "The app has checked every quote of the paper in each answer against the paper's text, word for word. "
+    "Take these checks as facts:"
 )
+WITHOUT_PAPER = (
+    "There is no paper for this question, and none is attached: judge by what is well established, "
+    "and count a confident specific that cannot be checked as a fault."
+)
+
+
+NUMBER_WORDS = {1: "once", 2: "twice"}
+QUOTE_PREVIEW = 80
+
+
+def times(count: int) -> str:
+    return NUMBER_WORDS.get(count, f"{count} times")
+
+
+def quote_fact(label: str, report: QuoteReport | None, names: re.Pattern[str] | None = None) -> str:
+    """The local quote checks of one answer as a fact for the judge: "Answer 2 quotes the paper
+    twice: 1 found (p. 4), 1 not found ("answered 92 correctly")."."""
+    if report is None:  # the paper could not be read: no fact to tell
+        return f"{label}'s quotes could not be checked against the paper."
+    quotes = report.quotes
+    if not quotes:
+        return f"{label} does not quote the paper."
+    found = [check for check in quotes if check.found]
+    missing = [check for check in quotes if not check.found]
+    parts = []
+    if found:
+        pages = ", ".join(f"p. {check.page}" for check in found)
+        parts.append(f"{len(found)} found ({pages})")
+    if missing:
+        shown = []
+        for check in missing:
+            text = anonymous_text(check.quotation.text, names).replace("\n", " ")
+            shown.append(f'"{text[: QUOTE_PREVIEW - 1] + "…" if len(text) > QUOTE_PREVIEW else text}"')
+        parts.append(f"{len(missing)} not found ({'; '.join(shown)})")
+    return f"{label} quotes the paper {times(len(quotes))}: {', '.join(parts)}."
+
+
+def reference_text(question: EvalQuestion, facts: Sequence[str]) -> str:
+    """What the judge is told to check the answers against: the attached paper and the app's
+    quote checks of each answer, or that there is no paper."""
+    if not question.pdf:
+        return WITHOUT_PAPER
+    lines = [WITH_PAPER, "", QUOTE_FACTS, *(f"- {fact}" for fact in facts)]
+    return "\n".join(lines)
+
+
+async def quote_reports(
+    answers: Mapping[str, ArmAnswer], pdf: str | None, cache: Path | None
+) -> dict[str, QuoteReport]:
+    """Each answer's quote checks against the question's paper (the checks the app makes on a
+    chat's reply); none without a paper, or where the paper cannot be read."""
+    if not pdf or cache is None or not Path(pdf).is_file():
+        return {}
+    checks = await quote_checks.check_texts({arm: a.text for arm, a in answers.items()}, Path(pdf), cache)
+    return {arm: QuoteReport.from_record(record) for arm, record in checks.items() if not record.get("notice")}
 
 
 def baseline_arms(arms: Iterable[str]) -> tuple[str, ...]:
@@ -122,6 +181,7 @@ class JudgeRequest:
     first: str
     second: str
     text: str
+    keys: tuple[str, str] = ("", "")  # the two answers' `ArmAnswer.key`, kept with the verdict
 
 
 def history_text(question: EvalQuestion, names: re.Pattern[str] | None) -> str:
@@ -134,6 +194,12 @@ def history_text(question: EvalQuestion, names: re.Pattern[str] | None) -> str:
         who = "Researcher" if message.role == "user" else "Assistant"
         lines.append(f"{who}: {neutralize_headings(strip_control(text).strip())}")
     return "\n".join(lines) + "\n"
+
+
+def inert(text: str) -> str:
+    """Text a judge reads as material: no control characters, no heading that could pass for the
+    packet's own (a known answer, an evidence passage, the judge's own earlier reply)."""
+    return neutralize_headings(strip_control(text).strip())
 
 
 def anonymous_text(text: str, names: re.Pattern[str] | None) -> str:
@@ -149,25 +215,33 @@ def judge_requests(
     judges: Sequence[str],
     prompts: PromptLibrary,
     names: Iterable[str] = (),
+    reports: Mapping[str, QuoteReport] | None = None,
+    done: Collection[tuple[str, str, str]] = (),
 ) -> list[JudgeRequest]:
-    """Both orders of every pair, for every judge allowed to read it."""
+    """Both orders of every pair, for every judge allowed to read it, but those `done` already
+    (first arm, second arm, judge): a resumed eval never asks a judge twice for one order of a pair."""
     authors = [name for answer in answers.values() for name in (answer.writer, *answer.contributors)]
     pattern = name_pattern([*judges, *names, *authors])
     texts = {arm: anonymous_text(answer.text, pattern) for arm, answer in answers.items()}
-    reference = WITH_PAPER if question.pdf else WITHOUT_PAPER
     history = history_text(question, pattern)
     requests: list[JudgeRequest] = []
     for one, other in pairs_to_judge(answers, baselines):
         for judge in eligible_judges(answers[one], answers[other], judges):
             for first, second in ((one, other), (other, one)):
+                if (first, second, judge) in done:
+                    continue
+                facts = [
+                    quote_fact(f"Answer {n}", (reports or {}).get(arm), pattern) for n, arm in ((1, first), (2, second))
+                ]
                 text = prompts.judge(
-                    reference=reference,
+                    reference=reference_text(question, facts),
                     history=history,
                     question=strip_control(question.text).strip(),
                     answer_1=texts[first],
                     answer_2=texts[second],
                 )
-                requests.append(JudgeRequest(judge, first, second, text))
+                keys = (answers[first].key, answers[second].key)
+                requests.append(JudgeRequest(judge, first, second, text, keys))
     return requests
 
 
@@ -195,6 +269,7 @@ async def judge_one(question: EvalQuestion, request: JudgeRequest, call: JudgeCa
             cost_usd=cost,
             reason=reason,
             problem=failed,
+            keys=request.keys,
         )
 
     for attempt in range(2):
@@ -224,20 +299,29 @@ async def judge_question(
     prompts: PromptLibrary | None = None,
     names: Iterable[str] = (),
     concurrency: int = CONCURRENT_CALLS,
+    cache: Path | None = None,
+    done: Collection[tuple[str, str, str]] = (),
+    keep: Callable[[Verdict], None] = lambda verdict: None,
 ) -> list[Verdict]:
-    """Every verdict on one question's answers, in a stable order (pair, judge, order).
+    """Every verdict on one question's answers not `done` already, in a stable order (pair,
+    judge, order); each is handed to `keep` the moment it is in, so a budget stop or a kill
+    loses no verdict already paid for.
 
     `prompts`: the home's prompt library (default: the packaged prompts); `names`: more words
     to take out of the answers, such as the configured model ids (provider labels and makers'
-    names always are). A pair every judge wrote a side of gets no verdict; stats.py reports it.
+    names always are); `cache`: where the paper's text is cached for the quote checks the judges
+    are told. A pair every judge wrote a side of gets no verdict; stats.py reports it.
     """
     library = prompts or PromptLibrary(defaults_root() / "Prompts")
-    requests = judge_requests(question, answers, baseline_arms, judges, library, names)
+    reports = await quote_reports(answers, question.pdf, cache)
+    requests = judge_requests(question, answers, baseline_arms, judges, library, names, reports, done)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def gated(request: JudgeRequest) -> Verdict:
         async with gate:
-            return await judge_one(question, request, call, library)
+            verdict = await judge_one(question, request, call, library)
+        keep(verdict)
+        return verdict
 
     tasks = [asyncio.ensure_future(gated(request)) for request in requests]
     if not tasks:

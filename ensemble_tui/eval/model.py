@@ -8,6 +8,7 @@ Model names live here for the report; nothing in these records is ever sent to a
 
 from __future__ import annotations
 
+import hashlib
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,6 +25,14 @@ class EvalQuestion(BaseModel):
     text: str
     pdf: str | None = None  # an absolute path, or None for a question without a paper
     history: tuple[ChatMessage, ...] = ()  # the answered chat before it (user inputs and final replies)
+    # A known answer (an exam's, the user's notes, QASPER's): the arms' answers are then graded
+    # against it (grading.py) instead of compared in pairs; `evidence` is the passage that holds it.
+    answer: str | None = None
+    evidence: str | None = None
+
+    @property
+    def graded(self) -> bool:
+        return bool(self.answer and self.answer.strip())
 
 
 class ArmAnswer(BaseModel):
@@ -45,6 +54,16 @@ class ArmAnswer(BaseModel):
     quotes_checked: int = 0  # quotes of the paper in the answer
     quotes_found: int = 0  # …of which the quote checker found in the paper
     failed: str | None = None  # one line, when the arm gave no answer (it then loses no pair: it is left out)
+    # The arm's configuration when it answered (arms.arm_config: models, style settings, prompt
+    # texts): a stored answer is reused only by a run whose arm hashes the same.
+    config: str = ""
+
+    @property
+    def key(self) -> str:
+        """This answer's identity for its verdicts: its configuration and its text. A verdict on
+        an answer since replaced (another model, an edited prompt) no longer counts."""
+        digest = hashlib.sha256(f"{self.config}\x00{self.text}".encode())
+        return digest.hexdigest()[:16]
 
 
 Winner = Literal["first", "second", "tie"]
@@ -65,6 +84,26 @@ class Verdict(BaseModel):
     # One line when no verdict came (unreadable twice, a failed call): `winner` then means nothing
     # and the statistics skip it; it is kept for its cost and the report's count of lost verdicts.
     problem: str | None = None
+    keys: tuple[str, str] = ("", "")  # the `ArmAnswer.key` of the first answer and of the second
+
+
+Grade = Literal["correct", "partly correct", "incorrect", "declined"]
+GRADES: tuple[Grade, ...] = ("correct", "partly correct", "incorrect", "declined")
+
+
+class GradeVerdict(BaseModel):
+    """One judge's grade of one arm's answer against the question's known answer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    question_id: str
+    arm: str
+    judge: str
+    grade: Grade = "incorrect"
+    cost_usd: float = 0.0
+    reason: str = ""
+    problem: str | None = None  # one line when no grade came (unreadable twice, a failed call)
+    key: str = ""  # the graded answer's `ArmAnswer.key`
 
 
 class PairOutcome(BaseModel):

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -20,51 +21,141 @@ from ensemble_tui.eval.model import EvalQuestion
 
 
 class QuestionEntry(BaseModel):
-    """One entry of a JSON questions file."""
+    """One entry of a JSON questions file: a question, its paper, and optionally its known
+    answer and the passage that holds it."""
 
     model_config = ConfigDict(extra="forbid")
 
     question: str
     pdf: str | None = None
+    answer: str | None = None
+    evidence: str | None = None
 
 
-def question_id(text: str, pdf: str | None, history: Sequence[ChatMessage] = ()) -> str:
-    """A stable id: the same text, PDF path and prior chat give the same id on every run."""
+FIELDS = '{"question", "pdf", "answer", "evidence"}'
+UNANSWERABLE = "The paper does not answer this question."
+
+
+def question_id(
+    text: str,
+    pdf: str | None,
+    history: Sequence[ChatMessage] = (),
+    answer: str | None = None,
+    evidence: str | None = None,
+) -> str:
+    """A stable id: the same text, PDF path and prior chat (and known answer, if any) give the
+    same id on every run; a corrected known answer is a new question, graded again."""
     digest = hashlib.sha256()
-    for part in (text.strip(), pdf or "", *(f"{m.role}:{m.text}" for m in history)):
+    known = (answer or "", evidence or "") if answer else ()
+    for part in (text.strip(), pdf or "", *(f"{m.role}:{m.text}" for m in history), *known):
         digest.update(part.encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()[:16]
 
 
-def make_question(text: str, pdf: str | None = None, history: Sequence[ChatMessage] = ()) -> EvalQuestion:
+def make_question(
+    text: str,
+    pdf: str | None = None,
+    history: Sequence[ChatMessage] = (),
+    answer: str | None = None,
+    evidence: str | None = None,
+) -> EvalQuestion:
     kept = tuple(ChatMessage(role=m.role, text=m.text) for m in history)  # what models read; no provenance
-    return EvalQuestion(id=question_id(text, pdf, kept), text=text.strip(), pdf=pdf, history=kept)
+    answer = answer.strip() if answer and answer.strip() else None
+    evidence = evidence.strip() if answer and evidence and evidence.strip() else None
+    return EvalQuestion(
+        id=question_id(text, pdf, kept, answer, evidence),
+        text=text.strip(),
+        pdf=pdf,
+        history=kept,
+        answer=answer,
+        evidence=evidence,
+    )
 
 
 def from_file(path: Path) -> list[EvalQuestion]:
-    """One question per line (blank lines and `#` comments skipped), or a JSON list of
-    {"question", "pdf"}; a relative PDF path is read from the file's folder. Raises
-    EnsembleError with one line when the file cannot be used."""
+    """One question per line (blank lines and `#` comments skipped); or JSON: a list of
+    {"question", "pdf", "answer", "evidence"}, or one such object per line (JSON lines), with
+    QASPER's fields mapped (`qasper_entries`). A relative PDF path is read from the file's
+    folder. Raises EnsembleError with one line when the file cannot be used."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise EnsembleError(
             f"Cannot read the questions file {path} ({getattr(exc, 'strerror', None) or exc})."
         ) from None
-    if text.lstrip().startswith("["):
-        try:
-            entries = [QuestionEntry.model_validate(item) for item in json.loads(text)]
-        except (ValueError, ValidationError, TypeError) as exc:
-            first = str(exc).splitlines()[0]
-            raise EnsembleError(f'{path}: not a JSON list of {{"question", "pdf"}} ({first}).') from None
-        questions = [make_question(e.question, _pdf_path(e.pdf, path.parent)) for e in entries if e.question.strip()]
+    stripped = text.lstrip()
+    if stripped.startswith(("[", "{")):
+        questions = [
+            make_question(e.question, _pdf_path(e.pdf, path.parent), answer=e.answer, evidence=e.evidence)
+            for e in _entries(path, stripped)
+            if e.question.strip()
+        ]
     else:
         lines = (line.strip() for line in text.splitlines())
         questions = [make_question(line) for line in lines if line and not line.startswith("#")]
     if not questions:
         raise EnsembleError(f"{path} holds no question.")
     return _unique(questions)
+
+
+def _entries(path: Path, text: str) -> list[QuestionEntry]:
+    """The entries of a JSON list or of JSON lines, QASPER's mapped; EnsembleError names the first fault."""
+    try:
+        if text.startswith("["):
+            items = json.loads(text)
+            if not isinstance(items, list):
+                raise TypeError("not a list")
+        else:
+            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+        entries: list[QuestionEntry] = []
+        for item in items:
+            if not isinstance(item, dict):
+                raise TypeError(f"an entry is not an object: {str(item)[:40]!r}")
+            mapped = qasper_entries(item)
+            entries += [QuestionEntry.model_validate(entry) for entry in (mapped if mapped is not None else [item])]
+        return entries
+    except (ValueError, ValidationError, TypeError) as exc:
+        first = " ".join(line.strip() for line in str(exc).splitlines()[:2])
+        raise EnsembleError(f"{path}: not JSON of {FIELDS} (a list, or one object a line) ({first}).") from None
+
+
+def qasper_entries(item: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """QASPER's fields (allenai/qasper, CC BY 4.0) as ours, or None when `item` is not QASPER's.
+
+    - a paper `{"qas": [...], "pdf"?}`: each of its questions, with the paper's `pdf`;
+    - a question `{"question", "answers": [{"answer": {...}}], "pdf"?}`: the first annotator's
+      answer is the known answer: its `free_form_answer`, else its `extractive_spans` joined
+      by "; ", else "Yes" or "No" from `yes_no`, else (`unanswerable`) "The paper does not
+      answer this question."; `evidence` is its `highlighted_evidence`, else its `evidence`,
+      paragraphs joined by a blank line (figure and table references left out)."""
+    if isinstance(item.get("qas"), list):
+        pdf = item.get("pdf")
+        found: list[dict[str, Any]] = []
+        for qa in item["qas"]:
+            if isinstance(qa, Mapping):
+                found += qasper_entries({**qa, **({"pdf": pdf} if pdf else {})}) or []
+        return found
+    if not isinstance(item.get("answers"), list) or "answer" in item:
+        return None
+    entry: dict[str, Any] = {"question": str(item.get("question", "")), "pdf": item.get("pdf")}
+    annotations = [a.get("answer", a) for a in item["answers"] if isinstance(a, Mapping)]
+    if annotations and isinstance(annotations[0], Mapping):
+        first = annotations[0]
+        spans = [str(span) for span in first.get("extractive_spans") or [] if str(span).strip()]
+        if first.get("unanswerable"):
+            entry["answer"] = UNANSWERABLE
+        elif str(first.get("free_form_answer") or "").strip():
+            entry["answer"] = str(first["free_form_answer"])
+        elif spans:
+            entry["answer"] = "; ".join(spans)
+        elif isinstance(first.get("yes_no"), bool):
+            entry["answer"] = "Yes" if first["yes_no"] else "No"
+        passages = first.get("highlighted_evidence") or first.get("evidence") or []
+        kept = [str(p) for p in passages if str(p).strip() and not str(p).startswith("FLOAT SELECTED")]
+        if kept:
+            entry["evidence"] = "\n\n".join(kept)
+    return [entry]
 
 
 def _pdf_path(pdf: str | None, folder: Path) -> str | None:

@@ -56,8 +56,8 @@ def finding(summary: EvalSummary, row: ArmRow) -> str:
         return f"{name} was not judged against {against}: {why_unjudged(summary, row, against)}"
     judged = tally.questions
     scope = f"On your {judged} questions"
-    if judged != summary.questions:
-        scope = f"On {judged} of your {summary.questions} questions"
+    if judged != summary.pairwise_questions:
+        scope = f"On {judged} of your {summary.pairwise_questions} questions"
     ratio = cost_ratio(row, best)
     cost = f", for {ratio:.1f}× the cost" if ratio is not None else ""
     low, high = tally.interval
@@ -79,7 +79,7 @@ def finding(summary: EvalSummary, row: ArmRow) -> str:
                 f" That is too few questions to tell: if the rate held, about {needed} questions would tell it "
                 "from an even match."
             )
-    if row.excluded or row.lost:
+    if row.excluded or row.lost or row.pending:
         text += f" ({why_unjudged(summary, row, against)})"
     return text
 
@@ -94,6 +94,8 @@ def why_unjudged(summary: EvalSummary, row: ArmRow, against: str) -> str:
         )
     if row.lost:
         parts.append(f"{row.lost} question(s) lost their verdicts (unreadable replies or failed calls)")
+    if row.pending:
+        parts.append(f"{row.pending} question(s) not judged yet (the eval stopped first; run it again to go on)")
     if not row.answered:
         parts.append("it gave no answer")
     return "; ".join(parts) + "." if parts else "no verdicts."
@@ -124,7 +126,7 @@ def recommend(summary: EvalSummary) -> Recommendation:
         needs = [row.to_tell for row in unclear if row.to_tell is not None]
         more = f" About {min(needs)} questions would settle the closest call." if needs else ""
         return Recommendation(
-            f"Stay with {against} for now: no arm beat it clearly on your {summary.questions} questions, "
+            f"Stay with {against} for now: no arm beat it clearly on your {summary.pairwise_questions} questions, "
             f"and the sample is too small to tell.{more}{also}",
             findings,
         )

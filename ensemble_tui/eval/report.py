@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from html import escape
 from typing import Literal
 
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.eval.chart import Point, cost_chart
-from ensemble_tui.eval.model import ArmAnswer, EvalPlan, Verdict
+from ensemble_tui.eval.model import ArmAnswer, EvalPlan, GradeVerdict, Verdict
 from ensemble_tui.eval.recommend import Recommendation, arm_name, cost_ratio, percent, recommend
-from ensemble_tui.eval.stats import ArmRow, EvalSummary, summarize
+from ensemble_tui.eval.stats import ArmRow, EvalSummary, GradeRow, summarize
 
 Format = Literal["md", "json", "html"]
 FORMATS: tuple[Format, ...] = ("md", "json", "html")
@@ -34,16 +34,64 @@ RULES = (
 )
 
 
-def render(plan: EvalPlan, answers: Iterable[ArmAnswer], verdicts: Iterable[Verdict], fmt: Format) -> str:
+GRADE_RULES = (
+    "A question with a known answer was graded against it, not judged in pairs: each arm's answer, read blind, "
+    "by every judge that did not write it: correct, partly correct, incorrect, or declined (“the paper does not say”).",
+    "An answer's grade is its judges' majority; a tie goes to the less favourable grade.",
+    "Accuracy is correct ÷ graded, with Wilson's 95% interval; precision is correct ÷ answered (declines left out).",
+)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What the eval cost, as the command measured it once: the report and stderr show these
+    very figures, in the same words."""
+
+    run_usd: float  # spent by this run
+    eval_usd: float  # spent by this eval in all (every run of it on these questions)
+    reused: int = 0  # stored answers reused, their arm configured the same
+    asked: int = 0  # answers asked by this run
+    estimate_usd: float | None = None  # what was estimated before this run
+    basis: str = ""  # the estimate's basis
+    simulated: bool = False
+
+
+def figure(value: float, simulated: bool) -> str:
+    return _money(value) + (" (simulated)" if simulated else "")
+
+
+def total_lines(totals: Totals) -> list[str]:
+    """The totals in words: the closing note of every format, and the command's last lines on stderr."""
+    lines = [
+        f"Spent by this run: {figure(totals.run_usd, totals.simulated)}.",
+        f"Spent by this eval in all (every run on these questions): {figure(totals.eval_usd, totals.simulated)}.",
+    ]
+    if totals.estimate_usd is not None:
+        lines.append(
+            f"Estimated before this run: {figure(totals.estimate_usd, totals.simulated)} ({totals.basis}); "
+            f"spent by this run: {figure(totals.run_usd, totals.simulated)}."
+        )
+    lines.append(f"Answers reused from earlier runs: {totals.reused}; asked by this run: {totals.asked}.")
+    return lines
+
+
+def render(
+    plan: EvalPlan,
+    answers: Iterable[ArmAnswer],
+    verdicts: Iterable[Verdict],
+    fmt: Format,
+    grades: Iterable[GradeVerdict] = (),
+    totals: Totals | None = None,
+) -> str:
     verdicts = list(verdicts)
-    summary = summarize(plan, answers, verdicts)
+    summary = summarize(plan, answers, verdicts, grades)
     advice = recommend(summary)
     if fmt == "md":
-        return markdown(plan, summary, advice)
+        return markdown(plan, summary, advice, totals)
     if fmt == "json":
-        return as_json(plan, summary, advice, verdicts)
+        return as_json(plan, summary, advice, verdicts, totals)
     if fmt == "html":
-        return as_html(plan, summary, advice, verdicts)
+        return as_html(plan, summary, advice, verdicts, totals)
     raise ValueError(f"unknown report format {fmt!r}: choose md, json or html")
 
 
@@ -115,18 +163,81 @@ def sharing_lines(summary: EvalSummary) -> list[str]:
 
 
 def spending_line(summary: EvalSummary) -> str:
+    """What the answers and verdicts in this report cost when they were made (some by earlier runs)."""
     lost = len(summary.lost_verdicts)
-    line = (
-        f"This eval spent {_money(summary.total_cost)}: {_money(summary.answers_cost)} on answers and "
-        f"{_money(summary.judging_cost)} on {summary.verdicts} verdicts"
-    )
-    return line + (f", of which {lost} were lost (unreadable twice or a failed call)." if lost else ".")
+    line = f"The answers in this report cost {_money(summary.answers_cost)}"
+    if summary.verdicts or summary.pairwise_questions:
+        line += f"; their {summary.verdicts} verdicts {_money(summary.judging_cost)}"
+    line += f", of which {lost} were lost (unreadable twice or a failed call)" if lost else ""
+    if summary.grade_count:
+        line += f"; their {summary.grade_count} grades {_money(summary.grading_cost)}"
+        line += f", of which {summary.lost_grades} were lost" if summary.lost_grades else ""
+    return line + "."
+
+
+def bias_lines(summary: EvalSummary) -> list[str]:
+    """How noisy the judges were: how often they chose the answer shown first, and how many verdicts flipped."""
+    bias = summary.bias
+    lines = []
+    if bias.first_rate is not None:
+        lines.append(
+            f"First-position rate: the judges chose the answer shown first in {percent(bias.first_rate)} "
+            f"of their {bias.decided} decided verdicts (50% is no bias)."
+        )
+    if bias.flip_rate is not None:
+        lines.append(
+            f"Flipped verdicts: {bias.flipped} of {bias.pairs} pairs ({percent(bias.flip_rate)}) changed "
+            "with the order, and counted as ties."
+        )
+    return lines
+
+
+def rules(summary: EvalSummary) -> list[str]:
+    listed = list(RULES) if summary.pairwise_questions else []
+    return listed + (list(GRADE_RULES) if summary.graded_questions else [])
+
+
+GRADE_HEADERS = {
+    "arm": "Arm",
+    "correct": "Correct",
+    "partly": "Partly correct",
+    "incorrect": "Incorrect",
+    "declined": "Declined",
+    "accuracy": "Accuracy (95% interval)",
+    "precision": "Precision",
+    "per_correct": "$ / correct answer",
+}
+
+
+def grade_cells(summary: EvalSummary, row: GradeRow) -> dict[str, str]:
+    interval = row.interval
+    accuracy = "not graded"
+    if row.accuracy is not None and interval is not None:
+        accuracy = f"{percent(row.accuracy)} ({percent(interval[0])}–{percent(interval[1])})"
+    counts = ((row.failed, "failed"), (row.ungraded, "ungraded"), (row.pending, "not graded yet"))
+    notes = [f"{count} {what}" for count, what in counts if count]
+    return {
+        "arm": arm_name(summary, row.arm) + (f" ({', '.join(notes)})" if notes else ""),
+        "correct": str(row.correct),
+        "partly": str(row.partly),
+        "incorrect": str(row.incorrect),
+        "declined": str(row.declined),
+        "accuracy": accuracy,
+        "precision": percent(row.precision) if row.precision is not None else "—",
+        "per_correct": _money(row.per_correct),
+    }
+
+
+def accuracy_title(summary: EvalSummary) -> str:
+    return f"Accuracy against the known answers ({summary.graded_questions} questions)"
 
 
 def intro(plan: EvalPlan, summary: EvalSummary) -> str:
     judges = ", ".join(plan.judges) or "none"
     against = arm_name(summary, summary.best) if summary.best else "none"
-    return f"{summary.questions} questions · {len(summary.arms)} arms · judges: {judges} · reference: {against}"
+    kinds = f" ({summary.graded_questions} with a known answer)" if summary.graded_questions else ""
+    line = f"{summary.questions} questions{kinds} · {len(summary.arms)} arms · judges: {judges}"
+    return line + (f" · reference: {against}" if summary.pairwise_questions else "")
 
 
 # ----- Markdown ----------------------------------------------------------------------------
@@ -138,9 +249,18 @@ def md_text(text: str) -> str:
     return escape(cleaned, quote=False).replace("|", "\\|")
 
 
-def markdown(plan: EvalPlan, summary: EvalSummary, advice: Recommendation) -> str:
-    lines = [f"# {TITLE}", "", md_text(intro(plan, summary)), "", f"**{md_text(advice.headline)}**", ""]
-    lines += [f"- {md_text(item)}" for item in advice.findings]
+def markdown(plan: EvalPlan, summary: EvalSummary, advice: Recommendation, totals: Totals | None = None) -> str:
+    lines = [f"# {TITLE}", "", md_text(intro(plan, summary)), ""]
+    if summary.pairwise_questions:
+        lines += [f"**{md_text(advice.headline)}**", ""]
+        lines += [f"- {md_text(item)}" for item in advice.findings]
+    if summary.grades:
+        lines += ["", f"## {md_text(accuracy_title(summary))}", ""]
+        lines.append("| " + " | ".join(GRADE_HEADERS.values()) + " |")
+        lines.append("|" + "|".join("---" for _ in GRADE_HEADERS) + "|")
+        for grade_row in summary.grades:
+            values = grade_cells(summary, grade_row)
+            lines.append("| " + " | ".join(md_text(values[key]) for key in GRADE_HEADERS) + " |")
     if summary.best:
         lines += ["", f"## Against {md_text(arm_name(summary, summary.best))}", ""]
         lines.append("| " + " | ".join(HEADERS.values()) + " |")
@@ -148,18 +268,23 @@ def markdown(plan: EvalPlan, summary: EvalSummary, advice: Recommendation) -> st
         for row in summary.rows:
             values = cells(summary, row)
             lines.append("| " + " | ".join(md_text(values[key]) for key in HEADERS) + " |")
-    lines += ["", "## How it was judged", ""] + [f"- {rule}" for rule in RULES]
+    lines += ["", "## How it was judged", ""] + [f"- {rule}" for rule in rules(summary)]
+    lines += [f"- {md_text(line)}" for line in bias_lines(summary)]
     shared = sharing_lines(summary)
     if shared:
         lines += ["", "## Shared proposals", ""] + [f"- {md_text(line)}" for line in shared]
-    lines += ["", "## Cost", "", md_text(spending_line(summary))]
+    lines += ["", "## Cost", ""]
+    lines += [f"- {md_text(line)}" for line in (total_lines(totals) if totals else [])]
+    lines += [f"- {md_text(spending_line(summary))}"]
     return "\n".join(lines) + "\n"
 
 
 # ----- JSON --------------------------------------------------------------------------------
 
 
-def as_json(plan: EvalPlan, summary: EvalSummary, advice: Recommendation, verdicts: list[Verdict]) -> str:
+def as_json(
+    plan: EvalPlan, summary: EvalSummary, advice: Recommendation, verdicts: list[Verdict], totals: Totals | None = None
+) -> str:
     arms = []
     for row in summary.rows:
         interval = row.tally.interval
@@ -189,18 +314,62 @@ def as_json(plan: EvalPlan, summary: EvalSummary, advice: Recommendation, verdic
         "questions": summary.questions,
         "judges": list(plan.judges),
         "reference": summary.best,
-        "recommendation": {"headline": advice.headline, "findings": list(advice.findings)},
-        "rules": list(RULES),
+        "recommendation": (  # pairwise judging's: none where every question had a known answer
+            {"headline": advice.headline, "findings": list(advice.findings)} if summary.pairwise_questions else None
+        ),
+        "rules": rules(summary),
+        "position_bias": {
+            "decided_verdicts": summary.bias.decided,
+            "first_position_rate": summary.bias.first_rate,
+            "pairs_in_both_orders": summary.bias.pairs,
+            "flipped_share": summary.bias.flip_rate,
+            "lines": bias_lines(summary),
+        },
         "arms": arms,
+        "accuracy": [
+            {
+                "arm": row.arm,
+                "correct": row.correct,
+                "partly_correct": row.partly,
+                "incorrect": row.incorrect,
+                "declined": row.declined,
+                "graded": row.graded,
+                "ungraded": row.ungraded,
+                "failed": row.failed,
+                "not_graded_yet": row.pending,
+                "accuracy": row.accuracy,
+                "interval_95": list(row.interval) if row.interval is not None else None,
+                "precision": row.precision,
+                "usd_per_correct_answer": row.per_correct,
+            }
+            for row in summary.grades
+        ],
         "sharing": [asdict(item) for item in summary.sharing],
         "cost_usd": {
             "answers": summary.answers_cost,
             "judging": summary.judging_cost,
-            "total": summary.total_cost,
+            "grading": summary.grading_cost,
+            "of_this_report": summary.total_cost,
         },
+        "spending": _spending_json(totals),
         "verdicts": [verdict.model_dump(mode="json") for verdict in verdicts],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _spending_json(totals: Totals | None) -> dict[str, object] | None:
+    if totals is None:
+        return None
+    return {
+        "spent_by_this_run_usd": totals.run_usd,
+        "spent_by_this_eval_in_all_usd": totals.eval_usd,
+        "estimated_before_this_run_usd": totals.estimate_usd,
+        "estimate_basis": totals.basis,
+        "answers_reused": totals.reused,
+        "answers_asked": totals.asked,
+        "simulated": totals.simulated,
+        "lines": total_lines(totals),
+    }
 
 
 # ----- HTML --------------------------------------------------------------------------------
@@ -258,13 +427,21 @@ def _verdict_items(summary: EvalSummary, verdicts: list[Verdict]) -> list[str]:
     return items
 
 
-def as_html(plan: EvalPlan, summary: EvalSummary, advice: Recommendation, verdicts: list[Verdict]) -> str:
-    body = [
-        f"<h1>{escape(TITLE)}</h1>",
-        f'<p class="intro">{escape(intro(plan, summary))}</p>',
-        f'<p class="headline">{escape(advice.headline)}</p>',
-        "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in advice.findings) + "</ul>",
-    ]
+def as_html(
+    plan: EvalPlan, summary: EvalSummary, advice: Recommendation, verdicts: list[Verdict], totals: Totals | None = None
+) -> str:
+    body = [f"<h1>{escape(TITLE)}</h1>", f'<p class="intro">{escape(intro(plan, summary))}</p>']
+    if summary.pairwise_questions:
+        body.append(f'<p class="headline">{escape(advice.headline)}</p>')
+        body.append("<ul>" + "".join(f"<li>{escape(item)}</li>" for item in advice.findings) + "</ul>")
+    if summary.grades:
+        body.append(f"<h2>{escape(accuracy_title(summary))}</h2>")
+        head = "".join(f"<th>{escape(title)}</th>" for title in GRADE_HEADERS.values())
+        graded = []
+        for grade_row in summary.grades:
+            values = grade_cells(summary, grade_row)
+            graded.append("<tr>" + "".join(f"<td>{escape(values[key])}</td>" for key in GRADE_HEADERS) + "</tr>")
+        body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(graded)}</tbody></table>")
     if summary.best:
         against = arm_name(summary, summary.best)
         body.append(f"<h2>Against {escape(against)}</h2>")
@@ -278,12 +455,15 @@ def as_html(plan: EvalPlan, summary: EvalSummary, advice: Recommendation, verdic
         title = f"Cost per question against win rate over {against}, with 95% intervals"
         body.append(cost_chart(_points(summary), title))
     body.append("<h2>How it was judged</h2>")
-    body.append("<ul>" + "".join(f"<li>{escape(rule)}</li>" for rule in RULES) + "</ul>")
+    listed = [*rules(summary), *bias_lines(summary)]
+    body.append("<ul>" + "".join(f"<li>{escape(rule)}</li>" for rule in listed) + "</ul>")
     shared = sharing_lines(summary)
     if shared:
         body.append("<h2>Shared proposals</h2>")
         body.append("<ul>" + "".join(f"<li>{escape(line)}</li>" for line in shared) + "</ul>")
-    body.append(f'<p class="small">{escape(spending_line(summary))}</p>')
+    body.append("<h2>Cost</h2>")
+    closing = [*(total_lines(totals) if totals else []), spending_line(summary)]
+    body.append('<ul class="small">' + "".join(f"<li>{escape(line)}</li>" for line in closing) + "</ul>")
     if verdicts:
         body.append(f"<details><summary>Every verdict ({len(verdicts)})</summary><ul class='small'>")
         body += _verdict_items(summary, verdicts)

@@ -8,36 +8,83 @@ module gives it `call`, one model call without the PDF, reserved against the sam
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ensemble_tui.core.errors import PromptFileError
 from ensemble_tui.core.money import cents
-from ensemble_tui.core.provider import Turn, Usage
-from ensemble_tui.core.turn.costs import BudgetExceeded, estimate_call_cost, fixed_cost, usage_cost
-from ensemble_tui.eval.arms import SHARING, Arm, ArmKit, Proposals, run_arm
-from ensemble_tui.eval.model import ArmAnswer, EvalPlan, EvalQuestion, Verdict
+from ensemble_tui.core.provider import Turn
+from ensemble_tui.core.turn.costs import BudgetExceeded
+from ensemble_tui.eval.arms import SHARING, Arm, ArmKit, Proposals, arm_config, run_arm
+from ensemble_tui.eval.model import ArmAnswer, EvalPlan, EvalQuestion, GradeVerdict, Verdict
 from ensemble_tui.eval.store import EvalStore
 
 JudgeCall = Callable[[str, str, str], Awaitable[tuple[str, float]]]
-JudgeQuestion = Callable[
-    [EvalQuestion, dict[str, ArmAnswer], tuple[str, ...], tuple[str, ...], JudgeCall], Awaitable[list[Verdict]]
-]
+JudgeQuestion = Callable[..., Awaitable[list[Verdict]]]  # judging.judge_question, prompts bound
+GradeQuestion = Callable[..., Awaitable[list[GradeVerdict]]]  # grading.grade_question, prompts bound
 Progress = Callable[[int, float], None]  # questions done, dollars spent (this eval, every run of it)
-JUDGE_PROMPT_CHARS = 6_000
-JUDGE_OUTPUT_TOKENS = 600  # a judge reads two answers and its instructions: a cautious size for the estimate
 
 
 @dataclass
 class EvalResult:
-    answers: dict[tuple[str, str], ArmAnswer]  # (question id, arm) -> answer
-    verdicts: list[Verdict]
-    spent_usd: float  # this eval's calls, every run of it
+    answers: dict[tuple[str, str], ArmAnswer]  # (question id, arm) -> this run's arms' current answers
+    verdicts: list[Verdict]  # those that count: this run's judges, on these very answers
+    spent_usd: float  # this eval's calls, every run of it ("spent by this eval in all")
     stopped: str | None = None  # why it ended before every question was done (the budget), else None
+    grades: list[GradeVerdict] = field(default_factory=list)  # as `verdicts`, for the graded questions
+    run_spent_usd: float = 0.0  # this run's calls ("spent by this run")
+    reused: int = 0  # answers of earlier runs reused, their arm configured the same
+    asked: int = 0  # answers this run asked for (failed ones included)
 
     def answer_list(self) -> list[ArmAnswer]:
         return list(self.answers.values())
+
+
+def current_answers(
+    stored: Mapping[tuple[str, str], ArmAnswer], configs: Mapping[str, str]
+) -> dict[tuple[str, str], ArmAnswer]:
+    """The stored answers this run may use: of its arms, answered, under the arm's configuration."""
+    return {
+        key: answer
+        for key, answer in stored.items()
+        if key[1] in configs and answer.failed is None and answer.config == configs[key[1]]
+    }
+
+
+def counted_verdicts(
+    verdicts: Iterable[Verdict], answers: Mapping[tuple[str, str], ArmAnswer], judges: Sequence[str]
+) -> list[Verdict]:
+    """The verdicts that count: by a judge of this run, on the two answers this run reports."""
+    kept = []
+    for verdict in verdicts:
+        one, other = (
+            answers.get((verdict.question_id, verdict.first)),
+            answers.get((verdict.question_id, verdict.second)),
+        )
+        if verdict.judge in judges and one and other and verdict.keys == (one.key, other.key):
+            kept.append(verdict)
+    return kept
+
+
+def counted_grades(
+    grades: Iterable[GradeVerdict], answers: Mapping[tuple[str, str], ArmAnswer], judges: Sequence[str]
+) -> list[GradeVerdict]:
+    kept = []
+    for grade in grades:
+        answer = answers.get((grade.question_id, grade.arm))
+        if grade.judge in judges and answer is not None and grade.key == answer.key:
+            kept.append(grade)
+    return kept
+
+
+@dataclass(frozen=True)
+class Left:
+    """What is done already, for the estimate of what is left (eval/estimate.py)."""
+
+    answers: Mapping[tuple[str, str], ArmAnswer]  # current answers, by (question, arm)
+    verdicts: set[tuple[str, str, str, str]]  # (question, first, second, judge) asked already
+    grades: set[tuple[str, str, str]]  # (question, arm, judge) graded already
+    shared: set[str]  # questions whose shared proposals are stored
 
 
 @dataclass
@@ -48,33 +95,62 @@ class EvalRunner:
     store: EvalStore
     judge_question: JudgeQuestion | None = None  # None: answers only (no judging available)
     progress: Progress = field(default=lambda done, spent: None)
+    grade_question: GradeQuestion | None = None  # None: known answers are not graded
+
+    def __post_init__(self) -> None:
+        self.configs = {arm.name: arm_config(self.kit, arm) for arm in self.arms}
+        self.asked = 0
+
+    def left(self) -> Left:
+        """What this run still has to do: the answers, and the verdicts and grades of its judges."""
+        ids = {q.id for q in self.plan.questions}
+        answers = current_answers(self.store.answers(ids), self.configs)
+        verdicts = counted_verdicts(self.store.verdicts(ids), answers, self.plan.judges)
+        grades = counted_grades(self.store.grades(ids), answers, self.plan.judges)
+        return Left(
+            answers=answers,
+            verdicts={(v.question_id, v.first, v.second, v.judge) for v in verdicts},
+            grades={(g.question_id, g.arm, g.judge) for g in grades},
+            shared={q.id for q in self.plan.questions if self.store.proposals(q.id) is not None},
+        )
 
     async def run(self) -> EvalResult:
         questions = self.plan.questions
         ids = {q.id for q in questions}
-        answers = self.store.answers(ids)
-        judged = self.store.judged() & ids
+        answers = current_answers(self.store.answers(ids), self.configs)
+        reused = len(answers)
+        verdicts = counted_verdicts(self.store.verdicts(ids), answers, self.plan.judges)
+        grades = counted_grades(self.store.grades(ids), answers, self.plan.judges)
         stopped: str | None = None
         done = 0
         self.progress(done, self.store.spent())
         for question in questions:
             try:
                 await self._answer(question, answers)
-                if self.judge_question is not None and question.id not in judged:
-                    verdicts = await self._judge(question, answers)
-                    self.store.save_verdicts(verdicts)
-                    judged.add(question.id)
+                if question.graded:
+                    await self._grade(question, answers, grades)
+                else:
+                    await self._judge(question, answers, verdicts)
             except BudgetExceeded as exc:
                 stopped = budget_line(exc)
                 break
             done += 1
             self.progress(done, self.store.spent())
-        return EvalResult(answers, self.store.verdicts(ids), self.store.spent(), stopped)
+        return EvalResult(
+            answers=answers,
+            verdicts=verdicts,
+            spent_usd=self.store.spent(),
+            stopped=stopped,
+            grades=grades,
+            run_spent_usd=self.store.spent_by_run(),
+            reused=reused,
+            asked=self.asked,
+        )
 
     async def _answer(self, question: EvalQuestion, answers: dict[tuple[str, str], ArmAnswer]) -> None:
-        """Every arm not yet answered (or failed before) answers: the first sharing arm and the
-        others together, then the sharing arms that reuse its proposals."""
-        todo = [a for a in self.arms if (found := answers.get((question.id, a.name))) is None or found.failed]
+        """Every arm without a current answer answers: the first sharing arm and the others
+        together, then the sharing arms that reuse its proposals."""
+        todo = [a for a in self.arms if (question.id, a.name) not in answers]
         if not todo:
             return
         shared = self.store.proposals(question.id)
@@ -99,11 +175,14 @@ class EvalRunner:
 
         async def one(arm: Arm) -> None:
             answer, proposals = await run_arm(self.kit, arm, question, shared)
+            answer = answer.model_copy(update={"config": self.configs[arm.name]})
+            self.asked += 1
             if proposals is not None:
                 self.store.save_proposals(question.id, proposals)
                 offered.append(proposals)
             self.store.save_answer(answer)
-            answers[(question.id, arm.name)] = answer
+            if answer.failed is None:
+                answers[(question.id, arm.name)] = answer
 
         # A budget stop in one arm lets the others finish: their calls are paid for already.
         outcomes = await asyncio.gather(*(one(arm) for arm in arms), return_exceptions=True)
@@ -112,70 +191,60 @@ class EvalRunner:
                 raise outcome
         return offered[0] if offered else None
 
-    async def _judge(self, question: EvalQuestion, answers: Mapping[tuple[str, str], ArmAnswer]) -> list[Verdict]:
-        assert self.judge_question is not None
-        given = {arm.name: a for arm in self.arms if (a := answers.get((question.id, arm.name))) and not a.failed}
-        baselines = tuple(arm.name for arm in self.arms if arm.baseline and arm.name in given)
-        return await self.judge_question(question, given, baselines, self.plan.judges, self.judge_call)
+    def _given(self, question: EvalQuestion, answers: Mapping[tuple[str, str], ArmAnswer]) -> dict[str, ArmAnswer]:
+        return {arm.name: a for arm in self.arms if (a := answers.get((question.id, arm.name)))}
 
-    async def judge_call(self, provider: str, system: str, user_text: str) -> tuple[str, float]:
-        """One judge's call: the two anonymous answers as text, no PDF, reserved against the cap."""
-        caller = self.kit.caller(None)
+    async def _judge(
+        self, question: EvalQuestion, answers: Mapping[tuple[str, str], ArmAnswer], verdicts: list[Verdict]
+    ) -> None:
+        """The pairs not yet judged by this run's judges, in the orders not yet asked."""
+        if self.judge_question is None:
+            return
+        given = self._given(question, answers)
+        baselines = tuple(arm.name for arm in self.arms if arm.baseline and arm.name in given)
+        done = {(v.first, v.second, v.judge) for v in verdicts if v.question_id == question.id}
+
+        def keep(verdict: Verdict) -> None:
+            self.store.save_verdicts([verdict])
+            verdicts.append(verdict)
+
+        await self.judge_question(
+            question, given, baselines, self.plan.judges, self._call_for(question), done=done, keep=keep
+        )
+
+    async def _grade(
+        self, question: EvalQuestion, answers: Mapping[tuple[str, str], ArmAnswer], grades: list[GradeVerdict]
+    ) -> None:
+        """Each answer graded by the judges of this run that did not write it and have not graded it yet."""
+        if self.grade_question is None:
+            return
+        done = {(g.arm, g.judge) for g in grades if g.question_id == question.id}
+
+        def keep(grade: GradeVerdict) -> None:
+            self.store.save_grade(grade)
+            grades.append(grade)
+
+        await self.grade_question(
+            question, self._given(question, answers), self.plan.judges, self._call_for(question), done=done, keep=keep
+        )
+
+    def _call_for(self, question: EvalQuestion) -> JudgeCall:
+        pdf = Path(question.pdf) if question.pdf and Path(question.pdf).is_file() else None
+
+        async def call(provider: str, system: str, user_text: str) -> tuple[str, float]:
+            return await self.judge_call(provider, system, user_text, pdf)
+
+        return call
+
+    async def judge_call(
+        self, provider: str, system: str, user_text: str, pdf: Path | None = None
+    ) -> tuple[str, float]:
+        """One judge's call: the question's paper through the provider's file API (the chat's
+        uploads reused, as a proposer's call does), and the anonymous answers as text, reserved
+        against the eval's cap."""
+        caller = self.kit.caller(pdf)
         reply = await caller.call(provider, "reviewer", system, (Turn("user", user_text),))
         return reply.text, caller.spent
-
-
-def estimate_usd(kit: ArmKit, arms: Sequence[Arm], questions: Sequence[EvalQuestion], judges: Sequence[str]) -> float:
-    """A cautious guess of what the eval will cost, before anything is spent: each call at its
-    prompt's size and a long answer (core/turn/costs.py), each aggregator loop with one extra
-    round, proposals shared as the eval shares them, each pair judged in both orders."""
-    return sum(_question_estimate(kit, arms, question, judges) for question in questions)
-
-
-def _unit(kit: ArmKit, question: EvalQuestion | None, provider: str) -> float:
-    """One call of `provider` on `question` (None: a judge's call, two answers and no PDF)."""
-    if provider not in kit.providers:
-        return 0.0
-    pdf = Path(question.pdf) if question and question.pdf and Path(question.pdf).is_file() else None
-    caller = kit.caller(pdf)
-    if question is None:
-        system, messages = "", (Turn("user", "x" * JUDGE_PROMPT_CHARS),)
-    else:
-        try:
-            system = kit.prompts.proposer_system(provider)
-        except PromptFileError:
-            system = ""
-        messages = (*(Turn(m.role, m.text) for m in question.history), Turn("user", question.text))
-    request = caller.request(provider, system, messages)
-    spec = kit.configs[provider].spec_or_cautious(request.model)
-    if question is None:  # a verdict is a line or two, not a long answer
-        return fixed_cost(spec, request, 0) + usage_cost(spec, Usage(output_tokens=JUDGE_OUTPUT_TOKENS))
-    return estimate_call_cost(spec, request, pdf.stat().st_size if pdf else 0)
-
-
-def _question_estimate(kit: ArmKit, arms: Sequence[Arm], question: EvalQuestion, judges: Sequence[str]) -> float:
-    proposers = tuple(p for p in kit.participants if p in kit.providers)
-    everyone = sum(_unit(kit, question, p) for p in proposers)
-    aggregator = _unit(kit, question, kit.settings.aggregator)
-    total = 0.0
-    shared_paid = False
-    for arm in arms:
-        if arm.kind == "single":
-            total += _unit(kit, question, arm.provider)
-        elif arm.kind == "self":
-            total += 2 * (arm.samples + 1) * _unit(kit, question, arm.provider)
-        elif arm.kind == "auto":
-            total += everyone + 2 * aggregator
-        elif arm.style in SHARING:
-            if not shared_paid:
-                total += everyone
-                shared_paid = True
-            total += {"all": 2 * (everyone + aggregator), "council": everyone + aggregator}.get(arm.name, everyone)
-        else:  # a debate: its rounds, then the rankings
-            total += everyone * (kit.settings.debate_rounds + 1)
-    pairs = sum(1 for arm in arms if arm.baseline) * (len(arms) - 1)  # each arm against each single model, cautiously
-    judging = sum(_unit(kit, None, judge) for judge in judges)
-    return total + 2 * pairs * judging
 
 
 def budget_line(exc: BudgetExceeded) -> str:

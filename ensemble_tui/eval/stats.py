@@ -17,8 +17,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ensemble_tui.eval.grading import majority
 from ensemble_tui.eval.judging import baseline_arms, eligible_judges
-from ensemble_tui.eval.model import ArmAnswer, EvalPlan, PairOutcome, Verdict
+from ensemble_tui.eval.model import ArmAnswer, EvalPlan, GradeVerdict, PairOutcome, Verdict
 
 Z95 = 1.959963984540054  # the standard normal's 97.5th percentile
 SCORES = {"win": 1.0, "tie": 0.5, "loss": 0.0}
@@ -142,6 +143,7 @@ class ArmRow:
     quotes_found: int = 0
     excluded: int = 0  # questions no judge could grade: every judge wrote one side
     lost: int = 0  # questions whose verdicts were all lost (unreadable, failed calls)
+    pending: int = 0  # questions not judged yet (the eval stopped first): run it again to go on
     authors: tuple[str, ...] = ()  # who wrote or shaped its answers (the first: who a single model is)
 
     @property
@@ -168,6 +170,117 @@ class Sharing:
     dollars_saved: float
 
 
+@dataclass(frozen=True)
+class PositionBias:
+    """How much the order of the answers swayed the judges: a fair judge picks the answer shown
+    first in half its decided verdicts, and seldom changes its mind when the order is swapped."""
+
+    decided: int = 0  # readable verdicts that named a winner
+    first: int = 0  # …of which for the answer shown first
+    pairs: int = 0  # (question, pair, judge) read in both orders
+    flipped: int = 0  # …of which the verdict changed with the order (counted as a tie)
+
+    @property
+    def first_rate(self) -> float | None:
+        return self.first / self.decided if self.decided else None
+
+    @property
+    def flip_rate(self) -> float | None:
+        return self.flipped / self.pairs if self.pairs else None
+
+
+def position_bias(verdicts: Iterable[Verdict]) -> PositionBias:
+    readable = [verdict for verdict in verdicts if verdict.problem is None]
+    decided = [verdict for verdict in readable if verdict.winner != "tie"]
+    orders: dict[tuple[str, frozenset[str], str], dict[str, str]] = defaultdict(dict)
+    for verdict in readable:
+        chosen = {"first": verdict.first, "second": verdict.second, "tie": "tie"}[verdict.winner]
+        orders[(verdict.question_id, frozenset((verdict.first, verdict.second)), verdict.judge)][verdict.first] = chosen
+    both = [picks for picks in orders.values() if len(picks) == 2]
+    return PositionBias(
+        decided=len(decided),
+        first=sum(1 for verdict in decided if verdict.winner == "first"),
+        pairs=len(both),
+        flipped=sum(1 for picks in both if len(set(picks.values())) > 1),
+    )
+
+
+@dataclass
+class GradeRow:
+    """One arm's grades against the known answers: accuracy (correct ÷ graded), precision
+    (correct ÷ answered, declines left out, as PaperQA2 and LitQA2 report it), dollars per
+    correct answer."""
+
+    arm: str
+    correct: int = 0
+    partly: int = 0
+    incorrect: int = 0
+    declined: int = 0
+    ungraded: int = 0  # answered, but no grade (every judge wrote it, or every grade was lost)
+    failed: int = 0  # no answer
+    pending: int = 0  # not graded yet (the eval stopped first)
+    cost_usd: float = 0.0  # its graded answers, each as if run alone
+
+    @property
+    def graded(self) -> int:
+        return self.correct + self.partly + self.incorrect + self.declined
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.graded if self.graded else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return wilson(self.accuracy, self.graded) if self.accuracy is not None else None
+
+    @property
+    def precision(self) -> float | None:
+        answered = self.graded - self.declined
+        return self.correct / answered if answered else None
+
+    @property
+    def per_correct(self) -> float | None:
+        return self.cost_usd / self.correct if self.correct else None
+
+
+def grade_rows(
+    arms: Sequence[str], questions: Sequence[str], answers: Iterable[ArmAnswer], grades: Iterable[GradeVerdict]
+) -> list[GradeRow]:
+    """Per arm, the majority grade of each graded question's answer."""
+    by_answer: dict[tuple[str, str], list[GradeVerdict]] = defaultdict(list)
+    for grade in grades:
+        by_answer[(grade.question_id, grade.arm)].append(grade)
+    given = {(answer.question_id, answer.arm): answer for answer in answers}
+    rows = []
+    for arm in arms:
+        row = GradeRow(arm)
+        for question in questions:
+            answer = given.get((question, arm))
+            if answer is None or answer.failed is not None:
+                row.failed += answer is not None
+                row.pending += answer is None
+                continue
+            readable = [g.grade for g in by_answer[(question, arm)] if g.problem is None]
+            final = majority(readable)
+            if final is None:
+                if by_answer[(question, arm)] or not answer.writer:
+                    row.ungraded += 1
+                else:
+                    row.pending += 1
+                continue
+            row.cost_usd += answer.cost_usd + answer.shared_cost_usd
+            if final == "correct":
+                row.correct += 1
+            elif final == "partly correct":
+                row.partly += 1
+            elif final == "incorrect":
+                row.incorrect += 1
+            else:
+                row.declined += 1
+        rows.append(row)
+    return rows
+
+
 @dataclass
 class EvalSummary:
     questions: int
@@ -181,10 +294,17 @@ class EvalSummary:
     judging_cost: float
     verdicts: int
     lost_verdicts: list[Verdict]
+    bias: PositionBias = field(default_factory=PositionBias)
+    pairwise_questions: int = 0  # questions without a known answer: judged in pairs
+    graded_questions: int = 0  # questions with a known answer: graded
+    grades: list[GradeRow] = field(default_factory=list)
+    grading_cost: float = 0.0
+    grade_count: int = 0
+    lost_grades: int = 0
 
     @property
     def total_cost(self) -> float:
-        return self.answers_cost + self.judging_cost
+        return self.answers_cost + self.judging_cost + self.grading_cost
 
     def row(self, arm: str) -> ArmRow:
         return next(row for row in self.rows if row.arm == arm)
@@ -226,20 +346,26 @@ def best_single(
     return ordered[0], scores
 
 
-def summarize(plan: EvalPlan, answers: Iterable[ArmAnswer], verdicts: Iterable[Verdict]) -> EvalSummary:
-    """Every number the report and the recommendation show."""
-    answers = list(answers)
-    verdicts = list(verdicts)
-    arms = tuple(dict.fromkeys([*plan.arms, *(answer.arm for answer in answers)]))
+def summarize(
+    plan: EvalPlan, answers: Iterable[ArmAnswer], verdicts: Iterable[Verdict], grades: Iterable[GradeVerdict] = ()
+) -> EvalSummary:
+    """Every number the report and the recommendation show, for exactly the arms of `plan`."""
+    arms = tuple(plan.arms)
+    answers = [answer for answer in answers if answer.arm in arms]
+    verdicts = [v for v in verdicts if v.first in arms and v.second in arms and v.judge in plan.judges]
+    grades = [g for g in grades if g.arm in arms and g.judge in plan.judges]
+    graded_ids = [q.id for q in plan.questions if q.graded]
     baselines = baseline_arms(arms)
     by_arm: dict[str, list[ArmAnswer]] = {arm: [] for arm in arms}
     by_question: dict[str, dict[str, ArmAnswer]] = defaultdict(dict)
     for answer in answers:
         by_arm[answer.arm].append(answer)
-        by_question[answer.question_id][answer.arm] = answer
+        if answer.question_id not in graded_ids:
+            by_question[answer.question_id][answer.arm] = answer
     rows = {arm: _arm_row(arm, by_arm[arm]) for arm in arms}
     outcomes = pair_outcomes(verdicts, baselines)
-    best, _ = best_single(baselines, outcomes, rows)
+    best, _ = best_single(baselines, outcomes, rows) if by_question else (None, {})
+    asked = {(v.question_id, frozenset((v.first, v.second))) for v in verdicts}
     for arm, row in rows.items():
         if best is None:
             continue
@@ -252,10 +378,13 @@ def summarize(plan: EvalPlan, answers: Iterable[ArmAnswer], verdicts: Iterable[V
             one, other = pair.get(arm), pair.get(best)
             if one is None or other is None or one.failed or other.failed or question_id in results:
                 continue
-            if eligible_judges(one, other, plan.judges):
-                row.lost += 1
-            else:
+            if not eligible_judges(one, other, plan.judges):
                 row.excluded += 1
+            elif (question_id, frozenset((arm, best))) in asked:
+                row.lost += 1  # its judges were asked, and no verdict came in both orders
+            else:
+                row.pending += 1
+    pairwise = len(plan.questions) - len(graded_ids) if plan.questions else len(by_question)
     return EvalSummary(
         questions=len(plan.questions) or len(by_question),
         arms=arms,
@@ -268,6 +397,13 @@ def summarize(plan: EvalPlan, answers: Iterable[ArmAnswer], verdicts: Iterable[V
         judging_cost=sum(verdict.cost_usd for verdict in verdicts),
         verdicts=len(verdicts),
         lost_verdicts=[verdict for verdict in verdicts if verdict.problem is not None],
+        bias=position_bias(verdicts),
+        pairwise_questions=pairwise,
+        graded_questions=len(graded_ids),
+        grades=grade_rows(arms, graded_ids, answers, grades) if graded_ids else [],
+        grading_cost=sum(grade.cost_usd for grade in grades),
+        grade_count=len(grades),
+        lost_grades=sum(1 for grade in grades if grade.problem is not None),
     )
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 
 from ensemble_tui.core.store.archive import RunArchive
 from ensemble_tui.core.store.budget_ledger import outstanding
 from ensemble_tui.eval.arms import Proposals
-from ensemble_tui.eval.model import ArmAnswer, Verdict
+from ensemble_tui.eval.model import ArmAnswer, GradeVerdict, Verdict
 
 EVAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS eval_answers (
@@ -34,6 +35,14 @@ CREATE TABLE IF NOT EXISTS eval_verdicts (
     created_at TEXT NOT NULL DEFAULT (datetime('now')),
     PRIMARY KEY (question, first, second, judge)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS eval_grades (
+    question TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    PRIMARY KEY (question, arm, judge)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS eval_proposals (
     question TEXT PRIMARY KEY,
     data TEXT NOT NULL
@@ -44,9 +53,10 @@ CREATE TABLE IF NOT EXISTS eval_proposals (
 class EvalStore:
     """Reads and writes the eval tables of one home's archive."""
 
-    def __init__(self, archive: RunArchive, ledger_key: str) -> None:
+    def __init__(self, archive: RunArchive, ledger_key: str, run: str = "") -> None:
         self.archive = archive
         self.ledger_key = ledger_key  # the budget ledger's "session" for this eval's calls
+        self.run = run  # this run's mark, the prefix of its reservations' `turn` (`turn_id`)
         with archive.writing() as db:
             for statement in EVAL_SCHEMA.split(";"):
                 if statement.strip():
@@ -77,11 +87,25 @@ class EvalStore:
             )
 
     def save_verdicts(self, verdicts: list[Verdict]) -> None:
-        """A question's verdicts, all in one transaction: its judging is then done or not at all."""
+        """Verdicts, each kept the moment it is in: a kill loses no verdict already paid for."""
         with self.archive.writing() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO eval_verdicts (question, first, second, judge, data) VALUES (?, ?, ?, ?, ?)",
                 [(v.question_id, v.first, v.second, v.judge, v.model_dump_json()) for v in verdicts],
+            )
+
+    def grades(self, question_ids: set[str] | None = None) -> list[GradeVerdict]:
+        with self.archive.transaction() as db:
+            rows = db.execute(
+                "SELECT question, data FROM eval_grades ORDER BY created_at, question, arm, judge"
+            ).fetchall()
+        return [GradeVerdict.model_validate_json(data) for q, data in rows if question_ids is None or q in question_ids]
+
+    def save_grade(self, grade: GradeVerdict) -> None:
+        with self.archive.writing() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO eval_grades (question, arm, judge, data) VALUES (?, ?, ?, ?)",
+                (grade.question_id, grade.arm, grade.judge, grade.model_dump_json()),
             )
 
     def save_proposals(self, question_id: str, proposals: Proposals) -> None:
@@ -100,15 +124,29 @@ class EvalStore:
         data = json.loads(row[0])
         return Proposals(data["arm"], dict(data["texts"]), float(data["seconds"]), float(data.get("cost", 0.0)))
 
-    def judged(self) -> set[str]:
-        """Questions whose verdicts are stored."""
-        with self.archive.transaction() as db:
-            return {row[0] for row in db.execute("SELECT DISTINCT question FROM eval_verdicts")}
+    def turn_id(self) -> str:
+        """A reservation set's `turn` in the ledger: this run's mark, then its own id."""
+        return f"{self.run}:{uuid.uuid4().hex}"
 
     def spent(self) -> float:
         """What this eval's calls cost so far, every run of it (the ledger's rows under its key)."""
         try:
             with self.archive.transaction() as db:
                 return outstanding(db, self.ledger_key)
+        except sqlite3.Error:
+            return 0.0
+
+    def spent_by_run(self) -> float:
+        """What this run's calls cost (its reservations: billed, else their worst case)."""
+        if not self.run:
+            return 0.0
+        try:
+            with self.archive.transaction() as db:
+                row = db.execute(
+                    "SELECT COALESCE(SUM(COALESCE(billed_usd, worst_usd)), 0) FROM budget_reservations "
+                    "WHERE session = ? AND substr(turn, 1, ?) = ?",
+                    (self.ledger_key, len(self.run) + 1, f"{self.run}:"),
+                ).fetchone()
+            return float(row[0])
         except sqlite3.Error:
             return 0.0

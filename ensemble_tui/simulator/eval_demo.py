@@ -10,7 +10,11 @@ and calls equal ones a tie, in either order. So with the default aggregator (Cha
 and the best single model is Claude.
 
 A judge's request is recognised as the one request of no other role that shows two marked
-answers; it is answered with one JSON object, `{"winner": "1" | "2" | "tie", "reason": …}`.
+answers; it is answered in Prompts/JudgePrompt.txt's form. A grader's request (a known answer,
+Prompts/GradePrompt.txt) is graded by the one answer's quality: 4 and 5 correct, 3 partly
+correct, below that incorrect on a hard question (one about HERON-7) and declined on the others.
+So against the graded demo set (DEMO_GRADED, shipped beside the demo's paper) Claude and the
+ensembles are always correct, ChatGPT partly, and Gemini declines or errs.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ DEMO_QUESTIONS = (
     "How large is the HERON-7 gain over the best single model?",
     "Would the HERON-7 result survive a second benchmark?",
 )
+DEMO_GRADED = Path(__file__).resolve().parent / "eval_demo_questions.jsonl"  # questions with known answers
+GRADE_MARK = "GRADE: PARTLY CORRECT"  # a line of Prompts/GradePrompt.txt's: the request is a grader's
 HARD = "HERON-7"  # the hard questions: a middling answer misquotes the paper's figure on them
 DEMO_HISTORY = ("Summarise the paper in one paragraph.", "A simulated summary of the paper, from an earlier turn.")
 
@@ -108,8 +114,22 @@ def judge(text: str) -> str:
     return f"REASON: Scripted: quality {first} against {second}.\nWINNER: {winner}"  # Prompts/JudgePrompt.txt's form
 
 
+def grade(text: str) -> str:
+    found = qualities(text)
+    quality = found[0] if found else 0
+    if quality >= 4:
+        word = "CORRECT"
+    elif quality == 3:
+        word = "PARTLY CORRECT"
+    else:
+        word = "INCORRECT" if HARD in text else "DECLINED"
+    return f"REASON: Scripted: an answer of quality {quality}.\nGRADE: {word}"  # Prompts/GradePrompt.txt's form
+
+
 def eval_reply(name: str, text: str) -> str | None:
     """The eval demo's reply to a request, or None where the plain demo's reply will do."""
+    if GRADE_MARK in text:
+        return grade(text)
     role = role_of(text)
     if role == "proposal":
         if len(qualities(text)) >= 2:

@@ -95,17 +95,27 @@ def test_the_judges_get_the_answers_the_single_models_and_a_call_without_the_pdf
 ) -> None:
     seen: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = []
 
-    async def judge_question(question: EvalQuestion, answers, baseline_arms, judges, call) -> list[Verdict]:  # type: ignore[no-untyped-def]
+    async def judge_question(
+        question: EvalQuestion, answers, baseline_arms, judges, call, *, done, keep
+    ) -> list[Verdict]:  # type: ignore[no-untyped-def]
+        if ("all", "claude", "Gemini") in done:  # asked by an earlier run: never asked again
+            return []
         text, cost = await call(
             "Claude", "You judge.", "Answer 1\n\nDemo quality: 4 of 5\n\nAnswer 2\n\nDemo quality: 3 of 5"
         )
         seen.append((question.id, tuple(sorted(answers)), tuple(baseline_arms), tuple(judges)))
         assert text.endswith("WINNER: 1") and cost > 0
-        return [
-            Verdict(
-                question_id=question.id, first="all", second="claude", judge="Gemini", winner="first", cost_usd=cost
-            )
-        ]
+        verdict = Verdict(
+            question_id=question.id,
+            first="all",
+            second="claude",
+            judge="Gemini",
+            winner="first",
+            cost_usd=cost,
+            keys=(answers["all"].key, answers["claude"].key),
+        )
+        keep(verdict)
+        return [verdict]
 
     monkeypatch.setattr(eval_command, "judge_function", lambda workspace: judge_question)
     questions = questions_file(tmp_path, 2)
