@@ -249,4 +249,6 @@ class EvalRunner:
 
 def budget_line(exc: BudgetExceeded) -> str:
     stop = "Budget stop (simulated money)" if exc.simulated else "Budget stop"
-    return f"{stop}: the next call could take the eval past its {cents(exc.cap)} cap ({cents(exc.spent)} spent)."
+    if exc.reason is not None:  # the ledger could not be written, or a bill went past its bound
+        return f"{stop}: {exc.reason}"
+    return f"{stop}: the next call could take the eval past its {cents(exc.cap)} cap ({exc.figures()})."
