@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # imported when first used (see above)
     from ensemble_tui.core.records.export import ExportFormat
     from ensemble_tui.ui.chat_log.chat_view import NoticeKind
     from ensemble_tui.ui.screens.report import ReportScreen
+    from ensemble_tui.ui.screens.search_results import FoundMessage
     from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,13 @@ class ArchiveFlow:
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        screen = HistoryScreen(sessions, self.host.chat_id, actions=self, simulated=self.host.workspace.demo)
+        screen = HistoryScreen(
+            sessions,
+            self.host.chat_id,
+            actions=self,
+            simulated=self.host.workspace.demo,
+            library=self.host.workspace.archive,
+        )
         self.host.push_screen(screen, self._history_chosen)
 
     def rename_chat(self, session_id: str, title: str) -> str:
@@ -214,9 +221,30 @@ class ArchiveFlow:
         for line in report.refusal_lines():
             self.host.notify(line, severity="warning", markup=False, timeout=10)
 
-    async def _history_chosen(self, session_id: str | None) -> None:
-        if session_id is not None:
-            await self.reopen_session(session_id)
+    async def _history_chosen(self, chosen: str | FoundMessage | None) -> None:
+        if isinstance(chosen, str):
+            await self.reopen_session(chosen)
+        elif chosen is not None:
+            await self.open_found(chosen)
+
+    async def open_found(self, found: FoundMessage) -> None:
+        """Open a search result's chat (if it is not open) at the message found, marked."""
+        from ensemble_tui.ui.chat_log.found_message import claim_lines_shown, open_at
+
+        host = self.host
+        if found.session != host.chat_id and not await self.reopen_session(found.session):
+            return
+        host.show_pane("chat")
+        history = host.workspace.session.history
+        if not 0 <= found.position < len(history):
+            return  # the chat's name was found: the chat opens as it always does
+        message = history[found.position]
+        await claim_lines_shown(host.chat.log_view)
+        if open_at(host.chat.log_view, message, found.words) is None:
+            return
+        words = " ".join(found.words)
+        what = "question" if message.role == "user" else "reply"
+        host.chat.status.show(f"Found “{words}” in this {what} (marked).")
 
     async def reopen_session(self, session_id: str) -> bool:
         """Make a past chat the current one: a run under way is cancelled first (its question
