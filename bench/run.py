@@ -13,10 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import quote_rows, startup_rows, turn_rows, ui_rows, upload_rows, warm_rows
+from bench import library_rows, quote_rows, startup_rows, turn_rows, ui_rows, upload_rows, warm_rows
 from bench.table import Row, render
 
-ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7", "8")
+ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7", "8", "9")
 
 
 def machine() -> str:
@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += quote_rows.run(root)
         if "8" in wanted:
             rows += warm_rows.run(root, args.repeats)
+        if "9" in wanted:
+            rows += library_rows.run(root)
     print(render(rows))
     print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s", flush=True)
     return 0

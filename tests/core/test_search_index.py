@@ -169,3 +169,13 @@ def test_an_existing_home_is_indexed_once_on_first_open_with_its_progress(worksp
 def test_a_new_home_needs_no_indexing(home):
     workspace = Workspace.open(home)
     assert workspace.archive.search_index_ready()
+
+
+def test_a_word_in_very_many_entries_ranks_the_newest_of_them(workspace, monkeypatch):
+    from ensemble_tui.core.store import search_index
+
+    oldest = _chat(workspace, ("q", "tensor tensor tensor tensor"))  # the best match, but the oldest
+    newer = [_chat(workspace, ("q", f"one tensor among words {n}")) for n in range(3)]
+    assert _found(workspace.archive, "tensor")[0][0] == oldest
+    monkeypatch.setattr(search_index, "RANKED", 3)
+    assert {s for s, _, _ in _found(workspace.archive, "tensor")} == set(newer)

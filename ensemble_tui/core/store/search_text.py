@@ -27,16 +27,16 @@ _LAYOUT = frozenset(
     label tag nonumber notag
     """.split()
 )
-_COMMAND = re.compile(r"\\([A-Za-z]+)")
-_MATH_PUNCTUATION = re.compile(r"[\\{}$^_&]")
+_LAYOUT_COMMAND = re.compile(r"\\(?:" + "|".join(sorted(_LAYOUT, key=len, reverse=True)) + r")(?![A-Za-z])")
+# What is left of a command is its name, a word: `\alpha` reads `alpha`.
+_MATH_PUNCTUATION = re.compile(r"[\\{}$^_&]+")
 
 
 def searchable(text: str) -> str:
     """`text` as the index holds it: LaTeX commands read as words, layout commands dropped."""
     if "\\" not in text and "$" not in text:
         return text
-    text = _COMMAND.sub(lambda m: " " if m.group(1) in _LAYOUT else f" {m.group(1)} ", text)
-    return _MATH_PUNCTUATION.sub(" ", text)
+    return _MATH_PUNCTUATION.sub(" ", _LAYOUT_COMMAND.sub(" ", text))
 
 
 _WORD = re.compile(r"\w+")
