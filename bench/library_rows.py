@@ -133,12 +133,15 @@ def _query_rows(archive: RunArchive, prose: Prose) -> list[Row]:
     asked = queries(prose)
     archive.search(asked[0])  # the first query opens the connection
     times: list[float] = []
+    cpu: list[float] = []
     for _ in range(3):
         for query in asked:
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             archive.search(query, 20)
             times.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
     p95 = statistics.quantiles(times, n=20)[-1]
+    cpu_p95 = statistics.quantiles(cpu, n=20)[-1]
     with archive.transaction() as db:
         scans: list[float] = []
         for query in asked[:12]:
@@ -160,7 +163,7 @@ def _query_rows(archive: RunArchive, prose: Prose) -> list[Row]:
             f"<= {QUERY_GOAL_S * 1000:.0f} ms",
             verdict(p95 <= QUERY_GOAL_S),
             f"{len(times)} queries (words, phrases, prefixes, exclusions), 20 hits with snippets; median "
-            f"{millis(statistics.median(times))}, max {millis(max(times))}",
+            f"{millis(statistics.median(times))}, max {millis(max(times))}; CPU time p95 {millis(cpu_p95)}",
         )
     ]
 
@@ -172,9 +175,9 @@ def _build_row(home: Path) -> Row:
             db.execute("DELETE FROM search_meta")
             db.execute("DELETE FROM search_entries")
             db.execute("DELETE FROM search_text")
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         indexed = archive.build_search_index()
-        took = time.perf_counter() - started
+        took, cpu = time.perf_counter() - started, time.process_time() - started_cpu
         with archive.transaction() as db:
             entries = db.execute("SELECT count(*) FROM search_entries").fetchone()[0]
     finally:
@@ -187,7 +190,8 @@ def _build_row(home: Path) -> Row:
         "-",
         f"<= {BUILD_GOAL_S:.0f} s",
         verdict(took <= BUILD_GOAL_S),
-        f"{indexed} chats, {entries:,} entries (questions, replies, proposals, claims), one transaction",
+        f"{indexed} chats, {entries:,} entries (questions, replies, proposals, claims), one transaction; "
+        f"CPU time {seconds(cpu)}",
     )
 
 
@@ -266,18 +270,19 @@ def _history_rows(root: Path) -> list[Row]:
             f"2025-{1 + number // 100 % 12:02d}-01_00-{number // 60 % 60:02d}-{number % 60:02d}-{number}",
             2,
         )
-    opened, typed = asyncio.run(_time_history(archive))
+    opened, typed, few = asyncio.run(_time_history(archive))
     archive.close()
     return [
         Row(
             "9.f",
             f"history screen with {HISTORY_CHATS:,} chats: Ctrl+G to its first refresh",
             millis(opened),
-            "-",
-            "-",
+            f"3 chats {millis(few)}",
+            ratio(opened, few),
             f"<= {OPEN_GOAL_S * 1000:.0f} ms",
             verdict(opened <= OPEN_GOAL_S),
-            "median of 7, headless 120x40, in-process app with the real HistoryScreen and archive",
+            "median of 7, headless 120x40, in-process app with the real HistoryScreen and archive; the "
+            "baseline is the same screen given 3 of the chats",
         ),
         Row(
             "9.g",
@@ -292,7 +297,7 @@ def _history_rows(root: Path) -> list[Row]:
     ]
 
 
-async def _time_history(archive: RunArchive) -> tuple[float, float]:
+async def _time_history(archive: RunArchive) -> tuple[float, float, float]:
     from textual.app import App
 
     from ensemble_tui.ui.screens.history import HistoryScreen
@@ -300,16 +305,18 @@ async def _time_history(archive: RunArchive) -> tuple[float, float]:
     class Bench(App[None]):
         BINDINGS = [("ctrl+g", "history", "")]
         shown_at = 0.0
+        chats: int | None = None
 
         def mark(self) -> None:
             self.shown_at = time.perf_counter()
 
         async def action_history(self) -> None:
-            await self.push_screen(HistoryScreen(archive.sessions(), "", library=archive))
+            await self.push_screen(HistoryScreen(archive.sessions()[: self.chats], "", library=archive))
             self.call_after_refresh(self.mark)
 
     opens: list[float] = []
     types: list[float] = []
+    few: list[float] = []
     app = Bench()
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(7):
@@ -329,7 +336,16 @@ async def _time_history(archive: RunArchive) -> tuple[float, float]:
             app.shown_at = 0.0
             await pilot.press("escape")
             await pilot.pause()
-    return statistics.median(opens), statistics.median(types)
+            app.chats = 3
+            started = time.perf_counter()
+            await pilot.press("ctrl+g")
+            while not app.shown_at:
+                await asyncio.sleep(0.001)
+            few.append(app.shown_at - started)
+            app.shown_at, app.chats = 0.0, None
+            await pilot.press("escape")
+            await pilot.pause()
+    return statistics.median(opens), statistics.median(types), statistics.median(few)
 
 
 def run(root: Path) -> list[Row]:

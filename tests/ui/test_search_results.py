@@ -128,3 +128,21 @@ async def test_an_older_home_is_indexed_on_the_history_first_open(workspace, cha
         await wait_until(pilot, lambda: workspace.archive.search_index_ready())
         await pilot.press(*"auxiliary")
         await wait_until(pilot, lambda: bool(app.screen.query_one(SearchResults).hits))
+
+
+async def test_a_long_history_lists_the_newest_chats_and_the_filter_reaches_the_others(workspace, make_app):
+    from ensemble_tui.core.store.archive import SessionSummary
+    from ensemble_tui.ui.screens.history import ROWS_SHOWN
+
+    chats = [SessionSummary(f"2025-01-01_00-00-00-{n}", f"Question number {n}", 1, 0.01) for n in range(250, 0, -1)]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(HistoryScreen(chats, ""))
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == ROWS_SHOWN
+        assert f"The newest {ROWS_SHOWN} of 250 chats" in str(app.screen.query_one("#history-status").content)
+        await pilot.press(*"number 3")
+        await pilot.pause()
+        assert str(table.get_row_at(table.row_count - 1)[1]) == "Question number 3"
