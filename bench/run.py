@@ -13,11 +13,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import quote_rows, startup_rows, turn_rows, ui_rows, upload_rows, warm_rows
+from bench import library_rows, quote_rows, startup_rows, turn_rows, ui_rows, upload_rows, warm_rows
 from bench.sizes import FULL, SMOKE, Sizes
 from bench.table import Row, render
 
-ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7", "8")
+ALL_ROWS = ("1", "2", "3", "4", "5", "6", "7", "8", "9")
 
 
 def machine() -> str:
@@ -68,6 +68,8 @@ def run_rows(wanted: set[str], repeats: int, naive_timeout_s: float, sizes: Size
             rows += quote_rows.run(root, sizes)
         if "8" in wanted:
             rows += warm_rows.run(root, repeats, sizes)
+        if "9" in wanted:
+            rows += library_rows.run(root)
     return rows
 
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from ensemble_tui import __version__
-from ensemble_tui.commands import app, ask, budget, export, files, history, trust
+from ensemble_tui.commands import app, ask, budget, export, files, history, search, trust
 from ensemble_tui.commands import eval as eval_command
 from ensemble_tui.commands.context import SetUpFailed, command_context, say
 
@@ -21,6 +21,7 @@ SUBCOMMANDS = {
     "ask": ask,
     "files": files,
     "history": history,
+    "search": search,
     "export": export,
     "eval": eval_command,
     "budget": budget,

@@ -28,7 +28,7 @@ def test_every_command_is_one_module_with_its_parser_its_run_and_its_needs() -> 
     from ensemble_tui.commands import app
     from ensemble_tui.commands.context import Needs
 
-    assert list(cli.SUBCOMMANDS) == ["ask", "files", "history", "export", "eval", "budget", "trust"]
+    assert list(cli.SUBCOMMANDS) == ["ask", "files", "history", "search", "export", "eval", "budget", "trust"]
     for name, command in [("app", app), *cli.SUBCOMMANDS.items()]:
         assert command.__name__ == f"ensemble_tui.commands.{name}"
         assert callable(command.add_parser) and callable(command.run)
@@ -37,6 +37,7 @@ def test_every_command_is_one_module_with_its_parser_its_run_and_its_needs() -> 
         "ask": "write",
         "files": "write",
         "history": "read",  # history and export write nothing, not even a new home
+        "search": "read",  # its one write: the index of a home made before it
         "export": "read",
         "eval": "write",
         "budget": "write",  # --release writes the ledger

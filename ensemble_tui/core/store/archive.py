@@ -28,8 +28,10 @@ from typing import Any
 
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.provider import Usage
+from ensemble_tui.core.store import search_index
 from ensemble_tui.core.store.atomic import aside_path
 from ensemble_tui.core.store.budget_ledger import LEDGER_SCHEMA
+from ensemble_tui.core.store.search_index import SEARCH_SCHEMA, Hit, Progress
 from ensemble_tui.core.store.upload_registry import UPLOADS_SCHEMA
 
 SCHEMA = """
@@ -172,12 +174,18 @@ class RunArchive:
             try:
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=FULL")
-                connection.executescript(SCHEMA + UPLOADS_SCHEMA + LEDGER_SCHEMA)
+                connection.executescript(SCHEMA + UPLOADS_SCHEMA + LEDGER_SCHEMA + SEARCH_SCHEMA)
                 columns = {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}
                 if "revision" not in columns:  # a database made before sessions had revisions
                     connection.execute("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
                 if "title" not in columns:  # a database made before chats could be renamed
                     connection.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+                if (
+                    not search_index.is_built(connection)
+                    and not connection.execute("SELECT 1 FROM sessions LIMIT 1").fetchone()
+                ):
+                    with connection:  # a new archive: its index is whole from the start
+                        search_index.mark_built(connection)
             except sqlite3.OperationalError as exc:
                 connection.close()
                 if not self.path.is_file() or "locked" in str(exc):
@@ -209,7 +217,8 @@ class RunArchive:
     def _empty() -> sqlite3.Connection:
         """An empty archive in memory, for a command that only reads a home without one."""
         connection = sqlite3.connect(":memory:", check_same_thread=False)
-        connection.executescript(SCHEMA + UPLOADS_SCHEMA + LEDGER_SCHEMA)
+        connection.executescript(SCHEMA + UPLOADS_SCHEMA + LEDGER_SCHEMA + SEARCH_SCHEMA)
+        search_index.mark_built(connection)
         return connection
 
     def close(self) -> None:
@@ -256,6 +265,8 @@ class RunArchive:
                 "INSERT INTO session_items (session, list, position, data) VALUES (?, ?, ?, ?)",
                 [(row.id, name, change.keep + offset, text) for offset, text in enumerate(change.added)],
             )
+            if name == "history":
+                search_index.index_messages(db, row.id, change.keep, change.added)
         return revision
 
     def save_turn(self, record: TurnRecord, *, db: sqlite3.Connection | None = None) -> int:
@@ -278,7 +289,9 @@ class RunArchive:
                 json.dumps(record.to_json(), ensure_ascii=False),
             ),
         )
-        return int(cursor.lastrowid or 0)
+        turn_id = int(cursor.lastrowid or 0)
+        search_index.index_turn(db, record.session, turn_id, record.started_at, record.artifacts)
+        return turn_id
 
     def amend_turn(self, turn_id: int, record: TurnRecord, *, db: sqlite3.Connection | None = None) -> None:
         """Rewrite a stored run's record with what the run added after its commit (a claim map
@@ -290,6 +303,7 @@ class RunArchive:
             "UPDATE turns SET outcome = ?, cost_usd = ?, record = ? WHERE id = ?",
             (record.outcome, record.turn_cost_usd, json.dumps(record.to_json(), ensure_ascii=False), turn_id),
         )
+        search_index.index_turn(db, record.session, turn_id, record.started_at, record.artifacts)
 
     def revision(self, session_id: str) -> int | None:
         """How many times the session's lists were saved (None: no such session)."""
@@ -311,6 +325,8 @@ class RunArchive:
         there is no such chat."""
         with self.writing() as db:
             changed = db.execute("UPDATE sessions SET title = ? WHERE id = ?", (title.strip(), session_id)).rowcount
+            if changed:
+                search_index.index_name(db, session_id, title.strip())
         return changed > 0
 
     def delete_session(self, session_id: str) -> str | None:
@@ -323,6 +339,7 @@ class RunArchive:
             db.execute("DELETE FROM session_items WHERE session = ?", (session_id,))
             db.execute("DELETE FROM turns WHERE session = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            search_index.forget_session(db, session_id)
         try:
             pdf = json.loads(row[0]).get("pdf_path")
         except (ValueError, AttributeError):
@@ -361,3 +378,23 @@ class RunArchive:
         with self._connect() as db:
             rows = db.execute("SELECT id, record FROM turns WHERE session = ? ORDER BY id", (session_id,)).fetchall()
         return [StoredTurn(row_id, record_from_json(json.loads(record))) for row_id, record in rows]
+
+    # ----- search (core/store/search_index.py) -------------------------------------------------
+
+    def search_index_ready(self) -> bool:
+        """Whether every chat is in the search index (False: `build_search_index` first)."""
+        with self._connect() as db:
+            return search_index.is_built(db)
+
+    def build_search_index(self, progress: Progress | None = None) -> int:
+        """Index a home made before the search index, once (nothing is done if it is whole);
+        returns how many chats were indexed. `progress(done, total)` is called after each chat."""
+        with self.writing() as db:
+            if search_index.is_built(db):
+                return 0
+            return search_index.build(db, progress)
+
+    def search(self, query: str, limit: int = 20) -> list[Hit]:
+        """The entries a user's query finds (see search_index.search)."""
+        with self._connect() as db:
+            return search_index.search(db, query, limit)

@@ -25,6 +25,7 @@ from ensemble_tui.ui.turns.turn_controller import TurnController
 if TYPE_CHECKING:  # imported when first used (see above)
     from ensemble_tui.core.records.export import ExportFormat
     from ensemble_tui.ui.screens.report import ReportScreen
+    from ensemble_tui.ui.screens.search_results import FoundMessage
     from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,13 @@ class ArchiveFlow:
             return
         from ensemble_tui.ui.screens.history import HistoryScreen
 
-        screen = HistoryScreen(sessions, self.chat_id(), actions=self, simulated=self.ctx.workspace.demo)
+        screen = HistoryScreen(
+            sessions,
+            self.chat_id(),
+            actions=self,
+            simulated=self.ctx.workspace.demo,
+            library=self.ctx.workspace.archive,
+        )
         self.ctx.app.push_screen(screen, self._history_chosen)
 
     def rename_chat(self, session_id: str, title: str) -> str:
@@ -214,9 +221,31 @@ class ArchiveFlow:
         for line in report.refusal_lines():
             self.ctx.app.notify(line, severity="warning", markup=False, timeout=10)
 
-    async def _history_chosen(self, session_id: str | None) -> None:
-        if session_id is not None:
-            await self.reopen_session(session_id)
+    async def _history_chosen(self, chosen: str | FoundMessage | None) -> None:
+        if isinstance(chosen, str):
+            await self.reopen_session(chosen)
+        elif chosen is not None:
+            await self.open_found(chosen)
+
+    async def open_found(self, found: FoundMessage) -> None:
+        """Open a search result's chat (if it is not open) at the message found, marked."""
+        from ensemble_tui.ui.chat_log.found_message import claim_lines_shown, open_at
+
+        ctx = self.ctx
+        if found.session != self.chat_id() and not await self.reopen_session(found.session):
+            return
+        ctx.show_pane("chat")
+        chat = ctx.view.chat
+        history = ctx.workspace.session.history
+        if not 0 <= found.position < len(history):
+            return  # the chat's name was found: the chat opens as it always does
+        message = history[found.position]
+        await claim_lines_shown(chat.log_view)
+        if open_at(chat.log_view, message, found.words) is None:
+            return
+        words = " ".join(found.words)
+        what = "question" if message.role == "user" else "reply"
+        chat.status.show(f"Found “{words}” in this {what} (marked).")
 
     async def reopen_session(self, session_id: str) -> bool:
         """Make a past chat the current one: a run under way is cancelled first (its question

@@ -1,5 +1,7 @@
 """The history: past chats from the run archive, newest first; Enter reopens one, typing filters
-the list, r renames a chat and d deletes one (after a confirmation).
+the list, r renames a chat and d deletes one (after a confirmation). What is typed is also
+searched for in every chat's questions, replies, proposals and claims (search_results.py):
+Enter on a result opens its chat at that message.
 
 The dialog returns the chosen session id; the app does the reopening (it may have to cancel a
 run first). Every cell is a Text, never a str: DataTable parses str cells as markup, and the
@@ -8,9 +10,10 @@ first question is user text.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Protocol
 
 from rich.text import Text
@@ -18,12 +21,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, OptionList, Static
+from textual.worker import get_current_worker
 
 from ensemble_tui.core.chat.session import SESSION_ID_FORMAT
 from ensemble_tui.core.money import amount
 from ensemble_tui.core.store.archive import SessionSummary
+from ensemble_tui.core.store.search_index import Hit
+from ensemble_tui.core.store.search_text import parse_query
 from ensemble_tui.ui.chat_log.rendering import plain
+from ensemble_tui.ui.screens.search_results import FoundMessage, SearchResults
 
 QUESTION_CHARS = 56
 # What the dialog takes beside the question column: its border and padding (the narrow one's),
@@ -41,6 +48,7 @@ def question_chars(screen_width: int) -> int:
 EMPTY = "No past chats yet: a chat appears here once it has a question."
 
 
+@lru_cache(maxsize=4096)  # the filter reads every chat's date at each key: strptime is slow
 def session_date(session_id: str) -> str:
     """ "2026-01-02_09-30-00-2" -> "2026-01-02 09:30" (ids are creation times); else the id."""
     try:
@@ -63,15 +71,35 @@ class HistoryActions(Protocol):
     def delete_chat(self, session_id: str) -> str: ...
 
 
+class Library(Protocol):
+    """Search across every chat's contents (RunArchive's search, core/store/search_index.py)."""
+
+    def search(self, query: str, limit: int = 20) -> list[Hit]: ...
+
+    def search_index_ready(self) -> bool: ...
+
+    def build_search_index(self, progress: Callable[[int, int], None] | None = None) -> int: ...
+
+
+SEARCH_LIMIT = 50
+# The list shows at most this many chats (the newest): a table row costs ~0.3 ms to add, and a
+# home of 1,000 chats must open within 200 ms (bench row 9.f); the filter reaches every chat.
+ROWS_SHOWN = 200
+
+
 def matches(summary: SessionSummary, words: list[str]) -> bool:
     """Whether every word typed in the filter is in the chat's name, first question or date."""
+    if not words:
+        return True
     haystack = f"{summary.name} {summary.first_question} {session_date(summary.id)}".casefold()
     return all(word in haystack for word in words)
 
 
-class HistoryScreen(ModalScreen[str | None]):
-    """Returns the id of the chat to reopen, or None when dismissed. Typing filters the list; with
-    `actions`, r renames the highlighted chat and d deletes it after a confirmation."""
+class HistoryScreen(ModalScreen[str | FoundMessage | None]):
+    """Returns the id of the chat to reopen (a FoundMessage for a search result: the chat and the
+    message to open it at), or None when dismissed. Typing filters the list and, with `library`,
+    searches every chat's contents; with `actions`, r renames the highlighted chat and d deletes
+    it after a confirmation."""
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="history.close"),
@@ -84,6 +112,10 @@ class HistoryScreen(ModalScreen[str | None]):
     #history-filter, #history-rename { margin-bottom: 1; }
     #history-rename { display: none; }
     #history-rename.-shown { display: block; }
+    #history-results { display: none; margin-top: 1; }
+    #history-results.-shown { display: block; }
+    HistoryScreen.-searching #history-table { max-height: 6; }
+    HistoryScreen.-searching #history-table.-empty { display: none; }
     """
 
     def __init__(
@@ -93,13 +125,17 @@ class HistoryScreen(ModalScreen[str | None]):
         actions: HistoryActions | None = None,
         *,
         simulated: bool = False,
+        library: Library | None = None,
     ) -> None:
-        """`simulated`: a demo's chats, whose costs are what real providers would charge."""
+        """`simulated`: a demo's chats, whose costs are what real providers would charge;
+        `library`: where to search the chats' contents (None: the list's filter only)."""
         super().__init__(classes="dialog-screen")
         self.sessions = list(sessions)
         self.current_id = current_id
         self.actions = actions
         self.simulated = simulated
+        self.library = library
+        self.indexing = False  # the search index of an older home is being built
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog -wide"):
@@ -116,12 +152,16 @@ class HistoryScreen(ModalScreen[str | None]):
             table.add_column(Text("Replies", justify="right"), key="turns")
             table.add_column(Text("Sim. cost" if self.simulated else "Cost", justify="right"), key="cost")
             yield table
+            yield SearchResults(id="history-results")
             yield Static("", id="history-status", classes="pane-hint")
 
     def on_mount(self) -> None:
         if self.sessions:
             self.fill("")
             self.query_one("#history-filter", Input).focus()
+            if self.library is not None and not self.library.search_index_ready():
+                self.indexing = True
+                self.run_worker(self.build_index, thread=True, exit_on_error=False, group="search-index")
 
     def fill(self, text: str) -> None:
         """Show the chats that match the filter `text`."""
@@ -129,7 +169,8 @@ class HistoryScreen(ModalScreen[str | None]):
         table.clear()
         limit = question_chars(self.app.size.width)
         words = text.casefold().split()
-        shown = [summary for summary in self.sessions if matches(summary, words)]
+        matching = [summary for summary in self.sessions if matches(summary, words)]
+        shown = matching[:ROWS_SHOWN]
         for summary in shown:
             date = Text(session_date(summary.id))
             if summary.id == self.current_id:
@@ -143,10 +184,13 @@ class HistoryScreen(ModalScreen[str | None]):
             )
         if not shown:
             self.say(f"No chat matches \u201c{text.strip()}\u201d.")
+        elif len(matching) > len(shown):
+            self.say(f"The newest {len(shown)} of {len(matching):,} chats: type to find the others.")
         elif any(summary.id == self.current_id for summary in shown):
             self.say("● the chat open now")
         else:
             self.say("")
+        self.search_contents(text)
 
     def say(self, line: str) -> None:
         self.query_one("#history-status", Static).update(plain(line))
@@ -171,6 +215,8 @@ class HistoryScreen(ModalScreen[str | None]):
         chosen = self.highlighted()
         if chosen is not None:
             self.dismiss(chosen.id)
+        elif self.query_one("#history-results", SearchResults).hits:
+            self.open_result(0)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -259,3 +305,57 @@ class HistoryScreen(ModalScreen[str | None]):
             self.say("")
             return
         self.dismiss(None)
+
+    # ----- search across every chat's contents -----------------------------------------------
+
+    def build_index(self) -> None:
+        """Index an older home's chats once, in a thread, its progress on the status line."""
+        assert self.library is not None
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self.say, f"Indexing the chats for search: {done}/{total}")
+
+        try:
+            self.library.build_search_index(progress)
+        except Exception as exc:  # sqlite3.Error, or a home gone: the list's filter still works
+            self.app.call_from_thread(self.say, f"The chats cannot be indexed for search: {exc}")
+            return
+        finally:
+            self.indexing = False
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self.refill)
+
+    def search_contents(self, text: str) -> None:
+        """Show what `text` finds in every chat's questions, replies, proposals and claims."""
+        results = self.query_one("#history-results", SearchResults)
+        table = self.query_one("#history-table", DataTable)
+        hits: list[Hit] = []
+        if self.library is not None and not self.indexing and text.strip():
+            try:
+                hits = self.library.search(text, SEARCH_LIMIT)
+            except Exception as exc:  # sqlite3.Error: the list's filter still works
+                self.say(f"The chats' contents cannot be searched: {exc}")
+        results.show_hits(hits, max(12, min(self.app.size.width, DIALOG_MAX_WIDTH) - 40))
+        results.set_class(bool(hits), "-shown")
+        self.set_class(bool(hits), "-searching")
+        table.set_class(not table.row_count, "-empty")
+        if hits:
+            where = f"{len(hits)}{'+' if len(hits) == SEARCH_LIMIT else ''}"
+            found = f"Found in {where} message{'s' if len(hits) != 1 else ''}"
+            keys = "Tab, then Enter opens one" if table.row_count else "Enter opens the first, Tab chooses"
+            self.say(f"{found} · {keys}")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "history-results":
+            event.stop()
+            self.open_result(event.option_index)
+
+    def open_result(self, index: int) -> None:
+        results = self.query_one("#history-results", SearchResults)
+        if not 0 <= index < len(results.hits):
+            return
+        hit = results.hits[index]
+        words = parse_query(self.query_one("#history-filter", Input).value).words
+        self.dismiss(FoundMessage(hit.session, hit.position, words))

@@ -1,0 +1,72 @@
+"""`ensemble-tui search` (issue 32 §1): one line per hit (chat id, date, kind, snippet), `--json`
+records, ids that `export --chat` takes, a safe query whatever is typed, and an older home
+indexed first with its progress on stderr."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.core.workspace import Workspace
+from tests.support import run_command as run_any
+
+
+def run_command(home: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    return run_any(home, *args, timeout=60, process=process)
+
+
+def a_chat(home: Path, question: str, reply: str) -> str:
+    workspace = Workspace.open(home)
+    workspace.new_chat()
+    workspace.session.history += [ChatMessage(role="user", text=question), ChatMessage(role="assistant", text=reply)]
+    workspace.persist()
+    chat_id = workspace.session.id
+    workspace.close()
+    return chat_id
+
+
+def test_search_prints_one_line_per_hit_and_export_takes_its_ids(home: Path) -> None:
+    older = a_chat(home, "What is attention?", r"Attention is $\mathrm{softmax}(QK^T)V$ over the [keys].")
+    a_chat(home, "And the decoder?", "It is masked.")
+    result = run_command(home, "search", "softmax", process=True)
+    assert result.returncode == 0, result.stderr
+    (line,) = result.stdout.splitlines()
+    chat, date, time, kind, snippet = line.split(maxsplit=4)
+    assert (chat, kind) == (older, "reply") and len(date) == 10 and len(time) == 5
+    assert "[softmax]" in snippet and "mathrm" not in snippet
+    exported = run_command(home, "export", "--chat", chat, "--format", "md")
+    assert exported.returncode == 0, exported.stderr
+
+
+def test_search_json_gives_records_with_the_match(home: Path) -> None:
+    chat = a_chat(home, "Why régularisation?", "To avoid overfitting.")
+    result = run_command(home, "search", "--json", "--limit", "5", "REGULARISATION")
+    assert result.returncode == 0, result.stderr
+    (record,) = json.loads(result.stdout)
+    assert record["chat"] == chat and record["kind"] == "question" and record["message"] == 0
+    start, end = record["matches"][0]
+    assert record["snippet"][start:end] == "régularisation"
+
+
+def test_a_stray_quote_or_operator_finds_nothing_and_says_so(home: Path) -> None:
+    a_chat(home, "q", "some words")
+    for query in ('"', "NOT", "(", "words -words", "*"):
+        result = run_command(home, "search", query)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "" and "Nothing found" in result.stderr
+
+
+def test_an_older_home_is_indexed_first_with_its_progress(home: Path) -> None:
+    chat = a_chat(home, "q", "pooling layers")
+    with sqlite3.connect(home / "History.sqlite3") as db:
+        for table in ("search_entries", "search_text", "search_meta"):
+            db.execute(f"DROP TABLE {table}")
+    result = run_command(home, "search", "pooling")
+    assert result.returncode == 0, result.stderr
+    assert "Indexing the chats for search: 2/2" in result.stderr  # the chat, and the first (empty) one
+    assert result.stdout.startswith(chat)
+    again = run_command(home, "search", "pooling")
+    assert "Indexing" not in again.stderr

@@ -1,0 +1,148 @@
+"""The history searches every chat's contents (issue 32 §1): Ctrl+G, a word found only in an
+earlier chat's reply, Enter, and that chat opens at that reply, marked, the word highlighted;
+an older home is indexed on the history's first open; snapshots of the results at 80x24 and
+120x40. Update the snapshots with:
+pytest tests/ui/test_search_results.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+from textual.widgets import DataTable
+
+from ensemble_tui.core.chat.session import LISTS, ChatMessage, SessionData
+from ensemble_tui.core.store.archive import ListChange, RunArchive, SessionRow
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry
+from ensemble_tui.ui.chat_log.found_message import FOUND
+from ensemble_tui.ui.screens.history import HistoryScreen
+from ensemble_tui.ui.screens.search_results import SearchResults, highlighted
+from tests.ui.conftest import SIZE, wait_until
+from tests.ui.test_snapshots import SIZES, snapshot_app, steady_cursor  # noqa: F401  (the fixture)
+
+FILLER = "The authors then compare three ways to combine models. " * 6
+
+
+def past_chat(archive: RunArchive, session_id: str, *pairs: tuple[str, str], at: str = "2026-01-01T10:00:00") -> None:
+    """A chat stored as the app stores one, its index entries dated `at` (snapshots stay fixed)."""
+    messages = [m for q, r in pairs for m in (ChatMessage(role="user", text=q), ChatMessage(role="assistant", text=r))]
+    head = SessionData(id=session_id).model_dump_json(exclude=set(LISTS))
+    row = SessionRow(session_id, pairs[0][0], len(pairs), 0.01 * len(pairs), head)
+    with archive.writing() as db:
+        archive.save_session(row, {"history": ListChange(0, [m.model_dump_json() for m in messages])}, db=db)
+        db.execute("UPDATE search_entries SET at = ? WHERE session = ?", (at, session_id))
+
+
+def library(archive: RunArchive) -> None:
+    past_chat(
+        archive,
+        "2025-12-01_08-00-00",
+        ("Which gate does the router use?", "A learned [bold]softmax[/bold] gate picks two experts."),
+        at="2025-12-01T08:00:00",
+    )
+    past_chat(
+        archive,
+        "2025-12-03_14-30-00",
+        ("How is the load balanced?", FILLER + r"With an auxiliary loss on $\mathrm{softmax}$ scores."),
+        ("And the capacity?", "Tokens over capacity are dropped."),
+        at="2025-12-03T14:30:00",
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_search_results_layout(snap_compare, snapshot_app, size):  # noqa: F811
+    library(snapshot_app.workspace.archive)
+
+    async def search(pilot) -> None:
+        await pilot.pause()  # start-up done (see test_snapshots.show)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HistoryScreen))
+        await pilot.press(*"softmax")
+        await wait_until(pilot, lambda: bool(pilot.app.screen.query_one(SearchResults).hits))
+        await steady_cursor(pilot)
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=search)
+
+
+def test_a_snippet_is_shown_as_written_with_its_match_highlighted():
+    text = highlighted("a [bold]\x02softmax\x03[/bold]\n gate")
+    assert text.plain == "a [bold]softmax[/bold] gate"
+    assert [(text.plain[span.start : span.end], str(span.style)) for span in text.spans] == [
+        ("softmax", "bold reverse")
+    ]
+
+
+async def test_a_word_only_in_an_earlier_reply_opens_that_chat_at_it_marked(workspace, chatty, make_app):
+    library(workspace.archive)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"auxiliary")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one(DataTable).row_count == 0  # no chat's name or question holds it
+        hits = screen.query_one(SearchResults).hits
+        assert [(hit.session, hit.kind, hit.position) for hit in hits] == [("2025-12-03_14-30-00", "reply", 1)]
+        assert "Found in 1 message" in str(screen.query_one("#history-status").content)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: workspace.session.id == "2025-12-03_14-30-00")
+        await pilot.pause()
+        found = [entry for entry in app.query(ChatEntry) if entry.has_class(FOUND)]
+        assert [entry.message.text for entry in found] == [workspace.session.history[1].text]
+        console = Console(width=100, record=True)
+        console.print(found[0].content)
+        assert "\x1b[1;7m" in console.export_text(styles=True).split("auxiliary")[0][-20:]  # highlighted
+        assert "Found \u201cauxiliary\u201d in this reply" in app.chat.status.text
+
+
+async def test_the_result_chosen_with_tab_opens_at_its_message(workspace, chatty, make_app):
+    library(workspace.archive)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"capacity")
+        await pilot.pause()
+        hits = app.screen.query_one(SearchResults).hits
+        assert sorted(hit.kind for hit in hits) == ["question", "reply"]
+        reply = [hit.kind for hit in hits].index("reply")
+        await pilot.press("tab", *["down"] * reply, "enter")  # Tab to the results, then the reply
+        await wait_until(pilot, lambda: workspace.session.id == "2025-12-03_14-30-00")
+        await pilot.pause()
+        found = [entry.message.text for entry in app.query(ChatEntry) if entry.has_class(FOUND)]
+        assert found == ["Tokens over capacity are dropped."]
+
+
+async def test_an_older_home_is_indexed_on_the_history_first_open(workspace, chatty, make_app):
+    library(workspace.archive)
+    with workspace.archive.transaction() as db:  # as a home made before the index
+        db.execute("DELETE FROM search_meta")
+        db.execute("DELETE FROM search_entries")
+        db.execute("DELETE FROM search_text")
+    assert workspace.archive.search("auxiliary") == []
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await wait_until(pilot, lambda: workspace.archive.search_index_ready())
+        await pilot.press(*"auxiliary")
+        await wait_until(pilot, lambda: bool(app.screen.query_one(SearchResults).hits))
+
+
+async def test_a_long_history_lists_the_newest_chats_and_the_filter_reaches_the_others(workspace, make_app):
+    from ensemble_tui.core.store.archive import SessionSummary
+    from ensemble_tui.ui.screens.history import ROWS_SHOWN
+
+    chats = [SessionSummary(f"2025-01-01_00-00-00-{n}", f"Question number {n}", 1, 0.01) for n in range(250, 0, -1)]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(HistoryScreen(chats, ""))
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == ROWS_SHOWN
+        assert f"The newest {ROWS_SHOWN} of 250 chats" in str(app.screen.query_one("#history-status").content)
+        await pilot.press(*"number 3")
+        await pilot.pause()
+        assert str(table.get_row_at(table.row_count - 1)[1]) == "Question number 3"
