@@ -3,7 +3,10 @@
 `python -m bench --smoke` (and tests/bench/test_bench_smoke.py) runs every family once at its
 smallest size, only to show that every row still runs: its figures mean nothing (calls of
 50 ms, chats of two turns, one start each). Rows 8.a and 8.b broke for a round because nothing
-ran them; the suite runs the smoke now.
+ran them; the suite runs the smoke now, so it must be cheap: the real SDKs' imports alone cost
+2-6 s of CPU in every process that makes a model call, so the smoke makes them in one process
+(`one_process`), against one simulator, and leaves out what exists only for the comparison
+(`baselines`: the naive apps, bare replays, runs without the warm-up, the empty chat).
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ class Sizes:
     # run waits longer: it judges no timing, and the suite may share the machine with others.
     reply_timeout_s: float = 8.0
     turn_timeout_s: float = 30.0
+    # What only the timing needs: the baselines the rows compare with, and a fresh process (and a
+    # simulator of its own) for each measurement. The smoke runs each row's own code path once.
+    baselines: bool = True
+    one_process: bool = False
+    turn_cases: tuple[str, ...] = ()  # row 1: the cases run (all when empty)
 
 
 FULL = Sizes()
@@ -55,4 +63,7 @@ SMOKE = Sizes(
     prime=False,
     reply_timeout_s=90.0,
     turn_timeout_s=90.0,
+    baselines=False,
+    one_process=True,
+    turn_cases=("1.a", "1.d-with-map", "1.h"),  # one single call, the claim map, the most waves
 )
