@@ -3,45 +3,28 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import signal
 import sys
 from collections.abc import Awaitable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ensemble_tui.bootstrap import beside_warm_up
-from ensemble_tui.commands.ask_json import dumps, turn_json
 from ensemble_tui.commands.context import CommandContext, Needs, add_common
-from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
-from ensemble_tui.core.chat.provenance import VoteRow
-from ensemble_tui.core.chat.runlog import TurnRecord
-from ensemble_tui.core.chat.session import ModelOutput
-from ensemble_tui.core.claims.model import ClaimMap
-from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.money import cost_phrase, money
-from ensemble_tui.core.records.restyle import RestylePlan, plan_restyle, saved_line
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.core.turn.assembly import claim_mapper
-from ensemble_tui.core.turn.engine import Engine
-from ensemble_tui.core.turn.events import (
-    ClaimsMapped,
-    CostUpdated,
-    EngineEvent,
-    InputRecorded,
-    Notice,
-    ProposalReceived,
-    ProposerFailed,
-    ReplyCommitted,
-    Resubmitted,
-    RetryScheduled,
-    ReviewReceived,
-    RunFailed,
-    StatusChanged,
-    TurnNotSaved,
-    VoteCounted,
-)
-from ensemble_tui.core.upload_cleanup import alongside_clean_up
-from ensemble_tui.core.workspace import Workspace
+
+# The engine, its events and the records are imported by the functions that use them: building
+# the parser (`--help`, `--version`) must not pay for them (bench row 5.b).
+if TYPE_CHECKING:
+    from ensemble_tui.core.chat.modes import RunMode, Style
+    from ensemble_tui.core.chat.provenance import VoteRow
+    from ensemble_tui.core.chat.runlog import TurnRecord
+    from ensemble_tui.core.chat.session import ModelOutput
+    from ensemble_tui.core.claims.model import ClaimMap
+    from ensemble_tui.core.records.restyle import RestylePlan
+    from ensemble_tui.core.turn.engine import Engine
+    from ensemble_tui.core.turn.events import EngineEvent, ReplyCommitted
+    from ensemble_tui.core.workspace import Workspace
 
 MAPPING = "claims: the map is being drawn…"  # after the reply's lines, before the summary
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all", "auto")
@@ -58,6 +41,16 @@ def render_reply(event: ReplyCommitted) -> str:
 
 def describe(event: EngineEvent) -> str | None:
     """One stderr line for an event, or None for events that need none."""
+    from ensemble_tui.core.turn.events import (
+        Notice,
+        ProposerFailed,
+        Resubmitted,
+        RetryScheduled,
+        ReviewReceived,
+        StatusChanged,
+        VoteCounted,
+    )
+
     if isinstance(event, StatusChanged):
         answered = f" [answered: {', '.join(event.answered)}]" if event.answered else ""
         return event.text + answered
@@ -112,6 +105,18 @@ async def run_ask(
     names the recovery file holding it). `said`: problems printed already (a broken provider
     file), not repeated when a proposer is left out for them. `restyle`: the proposals a redo
     reuses (core/records/restyle.py)."""
+    from ensemble_tui.commands.ask_json import dumps, turn_json
+    from ensemble_tui.core.turn.events import (
+        ClaimsMapped,
+        CostUpdated,
+        InputRecorded,
+        ProposalReceived,
+        ProposerFailed,
+        ReplyCommitted,
+        RunFailed,
+        TurnNotSaved,
+    )
+
     unsaved: str | None = None
     outputs: dict[str, ModelOutput] = {}
     simulated = engine.workspace.demo
@@ -187,6 +192,8 @@ def restyle_conflict(question: str, mode: str | None, style: str | None, new: bo
 
 def restyle_plan(workspace: Workspace, style: Style) -> RestylePlan:
     """The restyle of the current chat's last turn, said on stderr (raises RestyleRefused)."""
+    from ensemble_tui.core.records.restyle import plan_restyle, saved_line
+
     records = [stored.record for stored in workspace.archive.turns(workspace.session.id)]
     plan = plan_restyle(workspace.session, records, style)
     saved = saved_line(plan.calls_saved, plan.reused_from)
@@ -208,6 +215,8 @@ async def cancelled_by_signals(work: Awaitable[int]) -> int:
     """Run `work`; SIGTERM and SIGHUP cancel it as Ctrl+C does, so the turn rolls back through
     the engine's cancel path and the cost of its calls is recorded (answered ones as billed,
     those in flight at their reserved worst case) before the process exits."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -226,6 +235,8 @@ def called_by(workspace: Workspace, mode: RunMode) -> dict[str, object]:
     SDK made a one-model `ask` wait for the others' imports (~1.4 s of anthropic and google-genai
     for `--mode chatgpt`) on the provider loop its call shares; uploading to every provider also
     sent the paper where the user had not asked. A provider left out is simply imported by its call."""
+    from ensemble_tui.core.turn.assembly import claim_mapper
+
     labels = set(workspace.participants(mode))
     if mode.is_multi:
         labels |= {workspace.settings.aggregator, claim_mapper(workspace.settings)}
@@ -285,6 +296,13 @@ NEEDS = Needs(upload_now=False, check=restyle_check)
 
 
 def run(args: argparse.Namespace, context: CommandContext) -> int:
+    import asyncio
+
+    from ensemble_tui.core.chat.modes import Style, parse_run_mode
+    from ensemble_tui.core.errors import EnsembleError
+    from ensemble_tui.core.turn.engine import Engine
+    from ensemble_tui.core.upload_cleanup import alongside_clean_up
+
     workspace, pdf = context.workspace, context.pdf
     said = frozenset(workspace.config_problems.values()) & frozenset(workspace.warnings)
     plan: RestylePlan | None = None
