@@ -201,7 +201,7 @@ async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[st
         await wait_opened(app, probe, args["turns"])
         idle = await phase(args["idle_s"])
         turns = []
-        for number in (1, 2):
+        for number in range(1, args.get("busy_turns", 2) + 1):
             final = probe.wait_for(f"Question {number} answered")
             await send_question(typist, f"[big={args['big']}] Question {number}: compare every style in depth.")
             started = time.perf_counter()
@@ -215,7 +215,8 @@ async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[st
                     f"turn {number}: no final reply; the screen:\n{_svg_text(app.export_screenshot())}", file=sys.stderr
                 )
             await asyncio.sleep(0.5)
-        return {"idle": idle, "first": turns[0], "second": turns[1], "calls": len(times.spans), **memory_mb()}
+        named = dict(zip(("first", "second"), turns, strict=False))
+        return {"idle": idle, **named, "calls": len(times.spans), **memory_mb()}
 
     return await run_headless(app, body, args["timeout"])
 

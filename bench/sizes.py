@@ -23,6 +23,7 @@ class Sizes:
     replies_per_repeat: int = 4  # row 3: replies timed per --repeats
     idle_s: float = 3.0  # row 4: the idle baseline's probes
     big_reply: int = 50 * 1024  # row 4: each proposal's size
+    busy_turns: int = 2  # row 4: All turns typed through (4.a-b the first after opening, 4.c-d the second)
     # Row 5: starts of each app. One start moves by 20-40% with the machine's load: the medians of
     # five or eleven starts put the same code at 1.18-1.65 in consecutive runs, the fastest at 1.34-1.43.
     starts: int = 11
@@ -53,6 +54,7 @@ SMOKE = Sizes(
     replies_per_repeat=1,
     idle_s=0.3,
     big_reply=2048,
+    busy_turns=1,
     starts=1,
     seed_starts=False,
     version_runs=1,
@@ -65,5 +67,5 @@ SMOKE = Sizes(
     turn_timeout_s=90.0,
     baselines=False,
     one_process=True,
-    turn_cases=("1.a", "1.d-with-map", "1.h"),  # one single call, the claim map, the most waves
+    turn_cases=("1.a", "1.d-with-map"),  # a single model; All with its claim map
 )
