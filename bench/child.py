@@ -201,7 +201,7 @@ async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[st
         await wait_opened(app, probe, args["turns"])
         idle = await phase(args["idle_s"])
         turns = []
-        for number in (1, 2):
+        for number in range(1, args.get("busy_turns", 2) + 1):
             final = probe.wait_for(f"Question {number} answered")
             await send_question(typist, f"[big={args['big']}] Question {number}: compare every style in depth.")
             started = time.perf_counter()
@@ -215,7 +215,8 @@ async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[st
                     f"turn {number}: no final reply; the screen:\n{_svg_text(app.export_screenshot())}", file=sys.stderr
                 )
             await asyncio.sleep(0.5)
-        return {"idle": idle, "first": turns[0], "second": turns[1], "calls": len(times.spans), **memory_mb()}
+        named = dict(zip(("first", "second"), turns, strict=False))
+        return {"idle": idle, **named, "calls": len(times.spans), **memory_mb()}
 
     return await run_headless(app, body, args["timeout"])
 
@@ -225,15 +226,19 @@ def first_turn(args: dict[str, Any]) -> dict[str, Any]:
     the first All question, pasted `delay` seconds after the first frame; Enter to the final
     reply on screen, and the model calls' critical path. `warm: false` leaves out the app's
     warm-up (the baseline: the SDKs imported by the first calls)."""
+    from ensemble_tui.ui import warm_up
+
+    async def no_warm_up(app: Any) -> None:
+        return None
+
+    warm_up_providers = warm_up.warm_up_providers
     if not args["warm"]:
-        from ensemble_tui.ui import warm_up
-
-        async def no_warm_up(app: Any) -> None:
-            return None
-
         warm_up.warm_up_providers = no_warm_up  # type: ignore[assignment]
-    app, _workspace, times = open_ensemble_app(Path(args["home"]), args["env"])
-    return asyncio.run(_first_turn(app, times, args))
+    try:
+        app, _workspace, times = open_ensemble_app(Path(args["home"]), args["env"])
+        return asyncio.run(_first_turn(app, times, args))
+    finally:
+        warm_up.warm_up_providers = warm_up_providers  # type: ignore[assignment]
 
 
 async def _first_turn(app: Any, times: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -266,20 +271,19 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
     import contextlib
     import io
 
+    import httpx2
+
     from bench.apps import timed_providers
     from ensemble_tui import bootstrap
     from ensemble_tui.cli import build_parser
     from ensemble_tui.commands import ask
     from ensemble_tui.commands.context import command_context
 
-    if not args["warm"]:
+    async def no_warm_up(workspace: Any, turn: Any) -> Any:
+        return await turn
 
-        async def no_warm_up(workspace: Any, turn: Any) -> Any:
-            return await turn
-
-        ask.beside_warm_up = no_warm_up  # type: ignore[assignment]
     timed: dict[str, Any] = {}
-    attach_providers = bootstrap.attach_providers
+    attach_providers, beside_warm_up = bootstrap.attach_providers, ask.beside_warm_up
 
     def attach(workspace: Any, env: Any, *rest: Any, **options: Any) -> None:
         """`bootstrap.attach_providers` as `ask` calls it (whatever its options), with the
@@ -287,14 +291,20 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
         attach_providers(workspace, args["env"], *rest, **options)
         timed["times"] = timed_providers(workspace)
 
+    if not args["warm"]:
+        ask.beside_warm_up = no_warm_up  # type: ignore[assignment]
     bootstrap.attach_providers = attach  # type: ignore[assignment]
     sent = requests_sent()
     question = f"[one-pass] Question {args['number']}: what does the paper claim about aggregation?"
     parsed = build_parser().parse_args(["ask", "--home", str(args["home"]), "--mode", "all", question])
     started = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        with command_context(parsed, ask.NEEDS) as context:
-            code = ask.run(parsed, context)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            with command_context(parsed, ask.NEEDS) as context:
+                code = ask.run(parsed, context)
+    finally:  # the smoke run's next task shares this process (run_here)
+        bootstrap.attach_providers, ask.beside_warm_up = attach_providers, beside_warm_up  # type: ignore[assignment]
+        httpx2.AsyncClient.send = sent.original  # type: ignore[method-assign]
     wall = time.perf_counter() - started
     if code != 0:
         raise RuntimeError(f"ask failed ({code}): {err.getvalue()[-300:]}")
@@ -313,14 +323,20 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def requests_sent() -> list[float]:
+class SentTimes(list[float]):
+    """When each model request left; `original`: the `send` to put back afterwards."""
+
+    original: Any = None
+
+
+def requests_sent() -> SentTimes:
     """When each model request left (perf_counter), seen where every SDK sends it: httpx2's
     `AsyncClient.send` (uploads and file polls left out). httpx2 is imported here, before the
     clock: a small part of what the warm-up would otherwise import, in both arms alike."""
     import httpx2
 
-    sent: list[float] = []
-    original = httpx2.AsyncClient.send
+    sent = SentTimes()
+    original = sent.original = httpx2.AsyncClient.send
 
     async def send(self: Any, request: Any, **kwargs: Any) -> Any:
         path = request.url.path
@@ -340,6 +356,21 @@ TASKS = {
     "first_turn": first_turn,
     "ask": ask_turn,
 }
+
+
+def run_here(task: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Run `task` in this process (the smoke run: bench/sizes.py `one_process`), its arguments and
+    result through JSON as a child's; its log handlers are closed afterwards (each app adds one)."""
+    import logging
+
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    try:
+        return json.loads(json.dumps(TASKS[task](json.loads(json.dumps(args)))))
+    finally:
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+            handler.close()
 
 
 def main() -> None:

@@ -9,8 +9,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 import tempfile
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench import library_rows, quote_rows, startup_rows, turn_rows, ui_rows, upload_rows, warm_rows
@@ -52,25 +55,47 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def run_rows(wanted: set[str], repeats: int, naive_timeout_s: float, sizes: Sizes = FULL) -> list[Row]:
-    """The rows of the families in `wanted`, in a temporary folder deleted at the end."""
+    """The rows of the families in `wanted`, in a temporary folder deleted at the end. With
+    `sizes.one_process` (the smoke run) the families share one simulator, in this process."""
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="ensemble-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ensemble-bench-") as tmp, ExitStack() as stack:
         root = Path(tmp)
-        if "1" in wanted:
-            rows += turn_rows.run(root, repeats, sizes)
-        if wanted & {"2", "3", "4"}:
-            rows += ui_rows.run(root, wanted, repeats, naive_timeout_s, sizes)
-        if "5" in wanted:
-            rows += startup_rows.run(root, repeats, sizes)
-        if "6" in wanted:
-            rows += upload_rows.run(root, sizes)
-        if "7" in wanted:
-            rows += quote_rows.run(root, sizes)
-        if "8" in wanted:
-            rows += warm_rows.run(root, repeats, sizes)
-        if "9" in wanted:
-            rows += library_rows.run(root)
+        shared: dict[str, str] | None = None
+        if sizes.one_process and wanted & {"1", "2", "3", "4", "8"}:
+            from bench.simproc import BenchSimulator
+
+            shared = stack.enter_context(BenchSimulator(sizes.latency_s)).env
+        families: list[tuple[str, Callable[[], list[Row]]]] = [
+            ("1", lambda: turn_rows.run(root, repeats, sizes, shared)),
+            ("2,3,4", lambda: ui_rows.run(root, wanted, repeats, naive_timeout_s, sizes, shared)),
+            ("5", lambda: startup_rows.run(root, repeats, sizes)),
+            ("6", lambda: upload_rows.run(root, sizes)),
+            ("7", lambda: quote_rows.run(root, sizes)),
+            ("8", lambda: warm_rows.run(root, repeats, sizes, shared)),
+            ("9", lambda: library_rows.run(root)),
+        ]
+        for keys, run_family in families:
+            if wanted & set(keys.split(",")):
+                started, cpu = time.perf_counter(), time.process_time()
+                rows += run_family()
+                print(
+                    f"rows {keys}: {time.perf_counter() - started:.1f} s wall, "
+                    f"{time.process_time() - cpu:.1f} s CPU in this process",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return rows
+
+
+def smoke_problems(rows: list[Row], wanted: set[str]) -> list[str]:
+    """What makes a smoke run fail: a family that gave no row, and every row that errored.
+    Timing is not judged (its figures mean nothing)."""
+    problems = [
+        f"row family {family} gave no row"
+        for family in sorted(wanted)
+        if not any(row.key.startswith(family) for row in rows)
+    ]
+    return problems + [f"{row.key} {row.what}: {row.note}" for row in rows if row.result == "error"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,4 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_rows(wanted, args.repeats, args.naive_timeout)
     print(render(rows))
     print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s", flush=True)
-    return 0
+    problems = smoke_problems(rows, wanted) if args.smoke else []
+    if problems:
+        print("\nsmoke run failed:\n" + "\n".join(problems), flush=True)
+    return 1 if problems else 0

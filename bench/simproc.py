@@ -23,7 +23,8 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from bench.content import reply_text
@@ -111,6 +112,17 @@ class SimProcess:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+@contextmanager
+def simulator_env(latency_s: float, shared: dict[str, str] | None = None) -> Iterator[dict[str, str]]:
+    """The environment of the simulator a row family talks to: the run's `shared` one (the smoke
+    run's, in its own process: bench/sizes.py) or a SimProcess of the family's own."""
+    if shared is not None:
+        yield shared
+        return
+    with SimProcess(latency_s) as sim:
+        yield sim.env
 
 
 def main() -> None:

@@ -3,7 +3,10 @@
 `python -m bench --smoke` (and tests/bench/test_bench_smoke.py) runs every family once at its
 smallest size, only to show that every row still runs: its figures mean nothing (calls of
 50 ms, chats of two turns, one start each). Rows 8.a and 8.b broke for a round because nothing
-ran them; the suite runs the smoke now.
+ran them; the suite runs the smoke now, so it must be cheap: the real SDKs' imports alone cost
+2-6 s of CPU in every process that makes a model call, so the smoke makes them in one process
+(`one_process`), against one simulator, and leaves out what exists only for the comparison
+(`baselines`: the naive apps, bare replays, runs without the warm-up, the empty chat).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ class Sizes:
     replies_per_repeat: int = 4  # row 3: replies timed per --repeats
     idle_s: float = 3.0  # row 4: the idle baseline's probes
     big_reply: int = 50 * 1024  # row 4: each proposal's size
+    busy_turns: int = 2  # row 4: All turns typed through (4.a-b the first after opening, 4.c-d the second)
     # Row 5: starts of each app. One start moves by 20-40% with the machine's load: the medians of
     # five or eleven starts put the same code at 1.18-1.65 in consecutive runs, the fastest at 1.34-1.43.
     starts: int = 11
@@ -34,6 +38,11 @@ class Sizes:
     # run waits longer: it judges no timing, and the suite may share the machine with others.
     reply_timeout_s: float = 8.0
     turn_timeout_s: float = 30.0
+    # What only the timing needs: the baselines the rows compare with, and a fresh process (and a
+    # simulator of its own) for each measurement. The smoke runs each row's own code path once.
+    baselines: bool = True
+    one_process: bool = False
+    turn_cases: tuple[str, ...] = ()  # row 1: the cases run (all when empty)
 
 
 FULL = Sizes()
@@ -45,6 +54,7 @@ SMOKE = Sizes(
     replies_per_repeat=1,
     idle_s=0.3,
     big_reply=2048,
+    busy_turns=1,
     starts=1,
     seed_starts=False,
     version_runs=1,
@@ -55,4 +65,7 @@ SMOKE = Sizes(
     prime=False,
     reply_timeout_s=90.0,
     turn_timeout_s=90.0,
+    baselines=False,
+    one_process=True,
+    turn_cases=("1.a", "1.d-with-map"),  # a single model; All with its claim map
 )

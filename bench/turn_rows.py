@@ -14,6 +14,7 @@ to the same simulator: the floor that loopback HTTP and the simulator cost on th
 from __future__ import annotations
 
 import asyncio
+import math
 import statistics
 import time
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from pathlib import Path
 import httpx2
 
 from bench.apps import CallTimes, timed_providers
-from bench.simproc import SimProcess
+from bench.simproc import simulator_env
 from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, ratio, seconds, verdict
 from ensemble_tui.bootstrap import attach_providers
@@ -109,7 +110,10 @@ async def bare_replay(env: dict[str, str], sizes: list[int], latency_s: float) -
         return time.perf_counter() - started
 
 
-async def measure(home: Path, env: dict[str, str], repeats: int, latency_s: float) -> list[Row]:
+async def measure(home: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> list[Row]:
+    latency_s = sizes.latency_s
+    # The smoke run (bench/sizes.py) runs a few of the cases: the others differ only in their style.
+    cases = [case for case in CASES if not sizes.turn_cases or case.key in sizes.turn_cases]
     workspace = Workspace.open(home)
     attach_providers(workspace, env)
     times = timed_providers(workspace)
@@ -118,7 +122,7 @@ async def measure(home: Path, env: dict[str, str], repeats: int, latency_s: floa
     try:
         # Warm-up, not timed: SDK imports, PDF uploads and text extraction, open connections.
         await run_turn(engine, TurnCase("warm", "", Mode.ALL, tags="[lat=0] [one-pass]"), 0, times, latency_s)
-        for number, case in enumerate(CASES, start=1):
+        for number, case in enumerate(cases, start=1):
             try:
                 runs = [
                     await run_turn(engine, case, number * 10 + attempt, times, latency_s) for attempt in range(repeats)
@@ -127,22 +131,22 @@ async def measure(home: Path, env: dict[str, str], repeats: int, latency_s: floa
                 rows.append(error_row(case.key, case.what, exc))
                 continue
             walls = [wall for wall, _ in runs]
-            sizes = runs[0][1]
+            waves_of = runs[0][1]
             wall = statistics.median(walls)
-            critical = len(sizes) * latency_s
-            bare = await bare_replay(env, sizes, latency_s)
+            critical = len(waves_of) * latency_s
+            bare = await bare_replay(env, waves_of, latency_s) if sizes.baselines else math.nan
             rows.append(
                 Row(
                     case.key,
                     case.what,
                     seconds(wall),
-                    f"crit {critical:.2f} s; bare {bare:.3f} s",
+                    f"crit {critical:.2f} s; bare {seconds(bare)}",
                     ratio(wall, critical),
                     f"<= {GOAL}",
                     verdict(wall / critical <= GOAL),
-                    f"{len(sizes)} waves of {sizes} calls; median of {repeats}: "
+                    f"{len(waves_of)} waves of {waves_of} calls; median of {repeats}: "
                     + ", ".join(f"{w:.3f}" for w in walls)
-                    + f" s; bare replay / crit = {bare / critical:.3f}",
+                    + f" s; bare replay / crit = {ratio(bare, critical)}",
                 )
             )
     finally:
@@ -151,9 +155,9 @@ async def measure(home: Path, env: dict[str, str], repeats: int, latency_s: floa
     return rows
 
 
-def run(root: Path, repeats: int, sizes: Sizes = FULL) -> list[Row]:
+def run(root: Path, repeats: int, sizes: Sizes = FULL, shared_env: dict[str, str] | None = None) -> list[Row]:
     from bench.homes import make_home
 
     home = make_home(root, "turns")
-    with SimProcess(sizes.latency_s) as sim:
-        return asyncio.run(measure(home, sim.env, repeats, sizes.latency_s))
+    with simulator_env(sizes.latency_s, shared_env) as env:
+        return asyncio.run(measure(home, env, repeats, sizes))

@@ -1,5 +1,6 @@
 """Rows 2, 3 and 4: the app with long chats, each measurement in a fresh child process
-(bench/child.py) against the simulator process, the app opened as the CLI opens it."""
+(bench/child.py) against the simulator process, the app opened as the CLI opens it (the smoke
+run makes them in its own process: bench/sizes.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.homes import make_home
-from bench.simproc import SimProcess
+from bench.simproc import simulator_env
 from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, millis, ratio, seconds, verdict
 
@@ -28,8 +29,13 @@ FLAT_GOAL = 1.5
 LAG_GOAL_S = 0.050
 
 
-def run_child(task: str, args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-    """Run one bench.child task; its last stdout line is the JSON result."""
+def run_child(task: str, args: dict[str, Any], timeout_s: float, sizes: Sizes = FULL) -> dict[str, Any]:
+    """Run one bench.child task; its last stdout line is the JSON result. With
+    `sizes.one_process` (the smoke run) it runs here instead: one process pays the imports once."""
+    if sizes.one_process:
+        from bench.child import run_here
+
+        return run_here(task, {**args, "timeout": timeout_s})
     completed = subprocess.run(
         [sys.executable, "-m", "bench.child", task, json.dumps({**args, "timeout": timeout_s})],
         capture_output=True,
@@ -43,22 +49,27 @@ def run_child(task: str, args: dict[str, Any], timeout_s: float) -> dict[str, An
     return json.loads(lines[-1])
 
 
-def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: float, turns: int) -> list[Row]:
+def opening(root: Path, env: dict[str, str], repeats: int, naive_timeout_s: float, sizes: Sizes) -> list[Row]:
     """Row 2: open a 200-turn chat; the naive baseline is one Markdown widget per message."""
+    turns = sizes.open_turns
     home = make_home(root, "open", turns)
     args = {"home": str(home), "turns": turns, "env": env}
     try:
-        runs = [run_child("open", {**args, "app": "app"}, 60) for _ in range(repeats)]
+        runs = [run_child("open", {**args, "app": "app"}, 60, sizes) for _ in range(repeats)]
     except Exception as exc:
         return [error_row("2.a", f"open a {turns}-turn chat: first complete frame", exc)]
     app_s = statistics.median(run["seconds"] for run in runs)
     app_mb = max(run["VmHWM"] for run in runs)
+    naive_s, naive_mb, naive_text = math.nan, math.nan, "not run"
     try:
-        naive = run_child("open", {**args, "app": "naive"}, naive_timeout_s)
-        naive_s, naive_mb, naive_text = naive["seconds"], naive["VmHWM"], seconds(naive["seconds"])
+        if sizes.baselines:
+            naive = run_child("open", {**args, "app": "naive"}, naive_timeout_s)
+            naive_s, naive_mb, naive_text = naive["seconds"], naive["VmHWM"], seconds(naive["seconds"])
     except Exception:  # the naive app is allowed to be hopeless: report the bound
         naive_s, naive_mb, naive_text = math.nan, math.nan, f"> {naive_timeout_s:.0f} s"
-    naive_label = f"naive {naive_text}" if not math.isnan(naive_s) else f"naive {naive_text} (stopped)"
+    naive_label = (
+        f"naive {naive_text}" if not math.isnan(naive_s) or not sizes.baselines else f"naive {naive_text} (stopped)"
+    )
     return [
         Row(
             "2.a",
@@ -95,7 +106,8 @@ def opening_math(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) ->
     copy has; the raw side's lazily imported modules are compiled alike."""
     import ensemble_tui
 
-    compileall.compile_dir(Path(ensemble_tui.__file__).parent, quiet=1)
+    if not sizes.one_process:  # the smoke's imports are made in its own process, compiled or not
+        compileall.compile_dir(Path(ensemble_tui.__file__).parent, quiet=1)
     turns = sizes.open_turns
     home = make_home(root, "openmath", turns, math=True)
     args = {"home": str(home), "turns": turns, "env": env, "app": "app"}
@@ -103,15 +115,16 @@ def opening_math(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) ->
     raw: list[float] = []
     cpu: dict[bool, list[float]] = {True: [], False: []}
     try:
+        sides = ((True, shown), (False, raw)) if sizes.baselines else ((True, shown),)
         for _ in range(max(repeats, sizes.math_runs)):
-            for math_on, times in ((True, shown), (False, raw)):
-                run = run_child("open", {**args, "math": math_on}, 60)
+            for math_on, times in sides:
+                run = run_child("open", {**args, "math": math_on}, 60, sizes)
                 times.append(run["seconds"])
                 cpu[math_on].append(run["cpu"])
     except Exception as exc:
         return [error_row("2.c", f"open a {turns}-turn math chat: math as text", exc)]
-    shown_s, raw_s = statistics.median(shown), statistics.median(raw)
-    shown_cpu, raw_cpu = statistics.median(cpu[True]), statistics.median(cpu[False])
+    shown_s, raw_s = statistics.median(shown), statistics.median(raw or [math.nan])
+    shown_cpu, raw_cpu = statistics.median(cpu[True]), statistics.median(cpu[False] or [math.nan])
     return [
         Row(
             "2.c",
@@ -122,7 +135,8 @@ def opening_math(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) ->
             f"<= {MATH_GOAL}",
             verdict(shown_s <= MATH_GOAL * raw_s),
             "as 2.a, every reply with eight formulas (inline, display, a matrix, cases), none alike; "
-            f"math as text {', '.join(f'{s:.3f}' for s in shown)} s; raw {', '.join(f'{s:.3f}' for s in raw)} s; "
+            f"math as text {', '.join(f'{s:.3f}' for s in shown)} s; "
+            f"raw {', '.join(f'{s:.3f}' for s in raw) or '-'} s; "
             f"the process's CPU time to that frame (moved less by a busy machine), medians: math as text "
             f"{shown_cpu:.3f} s, raw {raw_cpu:.3f} s, ratio {ratio(shown_cpu, raw_cpu)}",
         )
@@ -146,7 +160,7 @@ def appending(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> li
     missed: dict[int, int] = {}
     rows: list[Row] = []
     append_sizes = sizes.append_turns
-    for turns in (0, *append_sizes):
+    for turns in (0, *append_sizes) if sizes.baselines else append_sizes:
         home = make_home(root, f"append{turns}", turns, last_mode="chatgpt")
         try:
             args = {
@@ -156,7 +170,9 @@ def appending(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> li
                 "repeats": repeats * sizes.replies_per_repeat,
                 "reply_timeout": sizes.reply_timeout_s,
             }
-            result = run_child("append", args, max(180.0, 2 * sizes.reply_timeout_s))
+            # The child may wait for each of its replies (the untimed first one too) in turn.
+            child_s = max(180.0, (args["repeats"] + 1) * sizes.reply_timeout_s + 60.0)
+            result = run_child("append", args, child_s, sizes)
         except Exception as exc:
             rows.append(error_row(f"3.{turns}", f"add a reply at {turns} turns", exc))
             continue
@@ -230,16 +246,19 @@ def responsive(root: Path, env: dict[str, str], sizes: Sizes) -> list[Row]:
         "turns": sizes.open_turns,
         "env": env,
         "big": sizes.big_reply,
+        "busy_turns": sizes.busy_turns,
         "idle_s": sizes.idle_s,
         "turn_timeout": sizes.turn_timeout_s,
     }
     try:
-        result = run_child("responsive", args, 4 * sizes.turn_timeout_s)
+        result = run_child("responsive", args, 4 * sizes.turn_timeout_s, sizes)
     except Exception as exc:
         return [error_row("4.a", "responsiveness during an All turn", exc)]
     idle = result["idle"]
     rows = []
     for prefix, name, label in (("4.a", "first", "1st All turn"), ("4.c", "second", "2nd All turn")):
+        if name not in result:  # the smoke run types through one turn (Sizes.busy_turns)
+            continue
         busy = result[name]
         key_b = prefix[:2] + chr(ord(prefix[2]) + 1)
         answered = "" if busy["answered"] else " (no final reply seen)"
@@ -270,14 +289,21 @@ def responsive(root: Path, env: dict[str, str], sizes: Sizes) -> list[Row]:
     return rows
 
 
-def run(root: Path, rows: set[str], repeats: int, naive_timeout_s: float, sizes: Sizes = FULL) -> list[Row]:
+def run(
+    root: Path,
+    rows: set[str],
+    repeats: int,
+    naive_timeout_s: float,
+    sizes: Sizes = FULL,
+    shared_env: dict[str, str] | None = None,
+) -> list[Row]:
     results: list[Row] = []
-    with SimProcess(sizes.latency_s) as sim:
+    with simulator_env(sizes.latency_s, shared_env) as env:
         if "2" in rows:
-            results += opening(root, sim.env, repeats, naive_timeout_s, sizes.open_turns)
-            results += opening_math(root, sim.env, repeats, sizes)
+            results += opening(root, env, repeats, naive_timeout_s, sizes)
+            results += opening_math(root, env, repeats, sizes)
         if "3" in rows:
-            results += appending(root, sim.env, repeats, sizes)
+            results += appending(root, env, repeats, sizes)
         if "4" in rows:
-            results += responsive(root, sim.env, sizes)
+            results += responsive(root, env, sizes)
     return results

@@ -10,13 +10,14 @@ without the warm-up; runs of the two are interleaved.
 
 from __future__ import annotations
 
+import math
 import statistics
 from pathlib import Path
 
 from bench.homes import make_home
-from bench.simproc import SimProcess
+from bench.simproc import simulator_env
 from bench.sizes import FULL, Sizes
-from bench.table import Row, error_row, millis, ratio, verdict
+from bench.table import Row, error_row, millis, ratio, seconds, verdict
 from bench.ui_rows import run_child
 
 FIRST_TURN_GOAL_S = 0.400  # issue 23: the rehearsals' ~190 ms, once per process, did not pay
@@ -24,14 +25,20 @@ ASK_GOAL = 1.15
 
 
 def listed(runs: list[dict], key: str) -> str:
-    return ", ".join(f"{run[key]:.3f}" for run in runs)
+    return ", ".join(f"{run[key]:.3f}" for run in runs) or "-"
+
+
+def median_of(runs: list[dict], key: str) -> float:
+    """The median of `key` over `runs`; NaN without runs (the smoke run has no baselines)."""
+    return statistics.median(run[key] for run in runs) if runs else math.nan
 
 
 def prime(home: Path, env: dict[str, str], sizes: Sizes) -> None:
     """One untimed `ask` in the chat: the PDF is uploaded and the uploads kept (not in a smoke
     run: its first measured run uploads instead)."""
     if sizes.prime:
-        run_child("ask", {"home": str(home), "env": env, "warm": True, "number": 0, "latency": sizes.latency_s}, 60)
+        args = {"home": str(home), "env": env, "warm": True, "number": 0, "latency": sizes.latency_s}
+        run_child("ask", args, 60, sizes)
 
 
 def first_turn(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> Row:
@@ -51,12 +58,13 @@ def first_turn(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> R
         prime(home, env, sizes)
         for attempt in range(repeats):  # each question is numbered: its answer's marker is new on screen
             child_s = 2 * sizes.turn_timeout_s
-            warm.append(run_child("first_turn", {**args, "warm": True, "number": 100 + 2 * attempt}, child_s))
-            cold.append(run_child("first_turn", {**args, "warm": False, "number": 101 + 2 * attempt}, child_s))
+            warm.append(run_child("first_turn", {**args, "warm": True, "number": 100 + 2 * attempt}, child_s, sizes))
+            if sizes.baselines:
+                cold.append(run_child("first_turn", {**args, "warm": False, "number": 101 + 2 * attempt}, child_s))
     except Exception as exc:
         return error_row(key, what, exc)
     over = statistics.median(run["over"] for run in warm)
-    cold_over = statistics.median(run["over"] for run in cold)
+    cold_over = median_of(cold, "over")
     return Row(
         key,
         what + " less the critical path",
@@ -80,28 +88,29 @@ def ask_calls(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> Ro
         prime(home, env, sizes)
         for attempt in range(repeats):
             args = {"home": str(home), "env": env, "latency": sizes.latency_s}
-            warm.append(run_child("ask", {**args, "warm": True, "number": 2 * attempt + 1}, 60))
-            cold.append(run_child("ask", {**args, "warm": False, "number": 2 * attempt + 2}, 60))
+            warm.append(run_child("ask", {**args, "warm": True, "number": 2 * attempt + 1}, 60, sizes))
+            if sizes.baselines:
+                cold.append(run_child("ask", {**args, "warm": False, "number": 2 * attempt + 2}, 60))
     except Exception as exc:
         return error_row(key, what, exc)
     calls = statistics.median(run["calls"] for run in warm)
-    cold_calls = statistics.median(run["calls"] for run in cold)
+    cold_calls = median_of(cold, "calls")
     critical = warm[0]["critical"]
     return Row(
         key,
         what,
         f"{calls:.3f} s",
-        f"crit {critical:.2f} s; no warm-up {cold_calls:.3f} s",
+        f"crit {critical:.2f} s; no warm-up {seconds(cold_calls)}",
         ratio(calls, critical),
         f"<= {ASK_GOAL}",
         verdict(calls / critical <= ASK_GOAL),
         f"waves {warm[0]['sizes']}; warm {listed(warm, 'calls')} s; without the"
         f" warm-up {listed(cold, 'calls')} s; the whole `ask` (workspace opened"
         f" to exit): warm {statistics.median(run['wall'] for run in warm):.3f} s, without"
-        f" {statistics.median(run['wall'] for run in cold):.3f} s (medians)",
+        f" {seconds(median_of(cold, 'wall'))} (medians)",
     )
 
 
-def run(root: Path, repeats: int, sizes: Sizes = FULL) -> list[Row]:
-    with SimProcess(sizes.latency_s) as sim:
-        return [first_turn(root, sim.env, repeats, sizes), ask_calls(root, sim.env, repeats, sizes)]
+def run(root: Path, repeats: int, sizes: Sizes = FULL, shared_env: dict[str, str] | None = None) -> list[Row]:
+    with simulator_env(sizes.latency_s, shared_env) as env:
+        return [first_turn(root, env, repeats, sizes), ask_calls(root, env, repeats, sizes)]

@@ -9,7 +9,6 @@ are kept as they come, so the same command run again after a kill goes on where 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import errno
 import hashlib
 import math
@@ -27,13 +26,14 @@ if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
 
 FORMATS = ("md", "json", "html")
+# The arms run without --arms, as plain names (eval/arms.py parses them when the command runs):
+# importing the arms made `--help` and `--version` import the engine and pydantic (bench row 5.b).
+DEFAULT_ARMS = ("chatgpt", "claude", "gemini", "all")
 NO_CAP_USD = 1e9  # without --budget: no cap but the confirmation (the ledger needs a figure)
 
 
 def add_parser(commands: Any) -> None:
     """The `eval` subcommand, with `--home` and `--demo` as the other commands have them."""
-    from ensemble_tui.eval.arms import DEFAULT_ARMS
-
     parser = commands.add_parser(
         "eval",
         help="compare single models and ensembles on your own questions, judged blind",
@@ -255,6 +255,8 @@ def model_ids(workspace: Workspace) -> list[str]:
 
 def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
     """The eval with a progress bar on stderr: questions done, dollars spent, time left."""
+    import asyncio
+
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

@@ -11,7 +11,6 @@ recorded. `--prune` deletes every upload whose PDF no chat has selected now
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -54,6 +53,8 @@ def run(args: argparse.Namespace, context: CommandContext) -> int:
 def list_uploads(workspace: Workspace, *, prune: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The listing (and the prune) with the providers attached; `out`/`err` default to
     sys.stdout/stderr as they are at the call, not at import."""
+    import asyncio
+
     out, err = out or sys.stdout, err or sys.stderr
     try:
         return asyncio.run(_run(workspace, prune, out, err))
@@ -63,6 +64,8 @@ def list_uploads(workspace: Workspace, *, prune: bool, out: TextIO | None = None
 
 
 async def _run(workspace: Workspace, prune: bool, out: TextIO, err: TextIO) -> int:
+    import asyncio
+
     from ensemble_tui.core.store.upload_registry import UploadRegistry
     from ensemble_tui.core.upload_cleanup import pdf_digests_in_use, prune_unused_uploads
 
@@ -85,6 +88,8 @@ async def _run(workspace: Workspace, prune: bool, out: TextIO, err: TextIO) -> i
 
 async def reconcile(workspace: Workspace, registry: Any) -> list[str]:
     """Strike off uploads their provider no longer lists; one line per provider not asked."""
+    import asyncio
+
     from ensemble_tui.core.provider import ProviderError
 
     uploads = await asyncio.to_thread(registry.all)
