@@ -16,11 +16,12 @@ from ensemble_tui.commands.context import CommandContext, Needs, add_common
 from ensemble_tui.core.chat.modes import RunMode, Style, parse_run_mode
 from ensemble_tui.core.chat.provenance import VoteRow
 from ensemble_tui.core.chat.runlog import TurnRecord
-from ensemble_tui.core.chat.session import ModelOutput
+from ensemble_tui.core.chat.session import ModelOutput, fork_phrase
 from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.money import cost_phrase, money
 from ensemble_tui.core.records.restyle import RestylePlan, plan_restyle, saved_line
+from ensemble_tui.core.store.fork import ForkError, ForkPoint, fork_stored
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.assembly import claim_mapper
 from ensemble_tui.core.turn.engine import Engine
@@ -283,6 +284,13 @@ def add_parser(commands: Any) -> None:
     )
     ask.add_argument("--new", action="store_true", help="start a new chat first")
     ask.add_argument(
+        "--fork",
+        metavar="CHAT_ID:N",
+        default=None,
+        help="ask on a new branch of chat CHAT_ID holding its first N questions and their replies (the chat "
+        "itself is left as it is); the branch's id is printed on stderr",
+    )
+    ask.add_argument(
         "--json",
         action="store_true",
         dest="as_json",
@@ -298,10 +306,25 @@ def ask_check(args: argparse.Namespace) -> str | None:
     pdf = getattr(args, "pdf", None)
     if pdf and not Path(pdf).expanduser().exists():
         return f"the PDF {pdf} does not exist - check the path given to --pdf"
+    if args.fork is not None:
+        return fork_conflict(args)
     if args.restyle is None:
         return None
     conflict = restyle_conflict(args.question, args.mode, args.style, args.new)
     return f"--restyle {conflict}" if conflict else None
+
+
+def fork_conflict(args: argparse.Namespace) -> str | None:
+    """Why `ask --fork` cannot take these arguments (None when it can)."""
+    try:
+        ForkPoint.parse(args.fork)
+    except ForkError as exc:
+        return str(exc)
+    if args.restyle is not None or args.new:
+        return "--fork makes a new chat of its own: leave out --new and --restyle"
+    if not args.question.strip():
+        return "--fork asks a new question on the branch: give the QUESTION"
+    return None
 
 
 # The PDF's uploads wait until the turn's providers are known (`called_by`).
@@ -324,6 +347,17 @@ def run(args: argparse.Namespace, context: CommandContext) -> int:
         return 2
     workspace.upload_to = frozenset(called_by(workspace, run_mode))
     try:
+        if args.fork is not None:
+            try:
+                workspace.session = fork_stored(workspace.store, ForkPoint.parse(args.fork))
+            except OSError as exc:
+                say(f"ensemble-tui: the branch cannot be saved ({exc.strerror or exc}); nothing was asked", sys.stderr)
+                return 1
+            branch = workspace.session
+            say(
+                f"new chat {branch.id}: a branch of {branch.parent_id}, {fork_phrase(branch.fork_turn or 0)}",
+                sys.stderr,
+            )
         if args.new:
             try:
                 workspace.new_chat()
