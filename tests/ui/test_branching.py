@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ensemble_tui.core.chat.session import ChatMessage
-from ensemble_tui.core.store.fork import fork_chat
+from ensemble_tui.core.store.fork import branch_of
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
 from tests.ui.conftest import wait_until
@@ -140,7 +140,9 @@ def test_message_cursor_layout(snap_compare, chat_app, size):
 def test_history_with_a_branch_layout(snap_compare, chat_app, size):
     workspace = chat_app.workspace
     parent = workspace.session
-    workspace.session = fork_chat(workspace.store, parent, 2)  # open now, listed under its parent
+    branch = branch_of(parent, 2, "2026-01-03_10-00-00")  # fork_chat's branch, at a fixed date
+    workspace.store.save(branch)
+    workspace.session = branch  # open now, listed under its parent
 
     async def open_history(pilot) -> None:
         await pilot.pause()
@@ -150,3 +152,11 @@ def test_history_with_a_branch_layout(snap_compare, chat_app, size):
         await steady_cursor(pilot)
 
     assert snap_compare(chat_app, terminal_size=size, run_before=open_history)
+
+
+def test_the_help_and_the_palette_name_the_cursor_key() -> None:
+    from ensemble_tui.ui.bindings import ACTION_BY_ID, keyed_actions, shown_key
+
+    assert shown_key("chat.cursor", {}) == "Alt+Up"
+    assert ACTION_BY_ID["chat.cursor"] in list(keyed_actions())  # the help screen lists every keyed action
+    assert ACTION_BY_ID["chat.cursor"].palette is not None
