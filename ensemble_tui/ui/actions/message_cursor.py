@@ -81,7 +81,7 @@ class MessageCursor:
         number = question_number(ctx.workspace.session.history, index)
         if self._branch(number):
             ctx.view.chat.input.focus()
-            ctx.say(f"New chat, a branch {fork_phrase(number)}: ask the next question.")
+            ctx.say(f"New chat, {fork_phrase(number)}: ask the next question.")
 
     def branch_before_send(self, text: str) -> None:
         """Before a question is sent: if it is an edited one, of the chat on screen, the branch is
