@@ -160,3 +160,20 @@ def test_the_help_and_the_palette_name_the_cursor_key() -> None:
     assert shown_key("chat.cursor", {}) == "Alt+Up"
     assert ACTION_BY_ID["chat.cursor"] in list(keyed_actions())  # the help screen lists every keyed action
     assert ACTION_BY_ID["chat.cursor"].palette is not None
+
+
+def test_the_history_puts_each_branch_under_its_parent() -> None:
+    from ensemble_tui.core.store.archive import SessionSummary
+    from ensemble_tui.ui.screens.history import under_parents
+
+    def chat(chat_id: str, parent: str | None = None, after: int | None = None) -> SessionSummary:
+        return SessionSummary(chat_id, "Q", 1, 0.0, parent=parent, fork_turn=after)
+
+    newest_first = [chat("e", "gone", 1), chat("d", "a", 2), chat("c", "b", 1), chat("b", "a", 1), chat("a")]
+    assert [(s.id, depth) for s, depth in under_parents(newest_first)] == [
+        ("e", 0),  # its parent is not listed: it keeps its place
+        ("a", 0),
+        ("d", 1),
+        ("b", 1),
+        ("c", 2),
+    ]

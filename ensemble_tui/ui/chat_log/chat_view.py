@@ -320,7 +320,7 @@ class MessageLog(VerticalScroll):
             entry.remove()
         self._messages = list(history)
         if self._cursor is not None and self._cursor >= common:
-            self.leave_cursor()  # its message went or changed
+            self.action_leave_cursor()  # its message went or changed: the box takes the keys again
         fresh = [self._entry_factory(message) for message in self._messages[common:]]
         if fresh:
             self.query(".empty-hint").remove()
