@@ -276,14 +276,14 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
     from bench.apps import timed_providers
     from ensemble_tui import bootstrap
     from ensemble_tui.cli import build_parser
-    from ensemble_tui.commands import ask
+    from ensemble_tui.commands import ask, ask_turn
     from ensemble_tui.commands.context import command_context
 
     async def no_warm_up(workspace: Any, turn: Any) -> Any:
         return await turn
 
     timed: dict[str, Any] = {}
-    attach_providers, beside_warm_up = bootstrap.attach_providers, ask.beside_warm_up
+    attach_providers, beside_warm_up = bootstrap.attach_providers, ask_turn.beside_warm_up
 
     def attach(workspace: Any, env: Any, *rest: Any, **options: Any) -> None:
         """`bootstrap.attach_providers` as `ask` calls it (whatever its options), with the
@@ -292,7 +292,7 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
         timed["times"] = timed_providers(workspace)
 
     if not args["warm"]:
-        ask.beside_warm_up = no_warm_up  # type: ignore[assignment]
+        ask_turn.beside_warm_up = no_warm_up  # type: ignore[assignment]
     bootstrap.attach_providers = attach  # type: ignore[assignment]
     sent = requests_sent()
     question = f"[one-pass] Question {args['number']}: what does the paper claim about aggregation?"
@@ -303,7 +303,7 @@ def ask_turn(args: dict[str, Any]) -> dict[str, Any]:
             with command_context(parsed, ask.NEEDS) as context:
                 code = ask.run(parsed, context)
     finally:  # the smoke run's next task shares this process (run_here)
-        bootstrap.attach_providers, ask.beside_warm_up = attach_providers, beside_warm_up  # type: ignore[assignment]
+        bootstrap.attach_providers, ask_turn.beside_warm_up = attach_providers, beside_warm_up  # type: ignore[assignment]
         httpx2.AsyncClient.send = sent.original  # type: ignore[method-assign]
     wall = time.perf_counter() - started
     if code != 0:

@@ -149,7 +149,7 @@ def instant_retries(monkeypatch: pytest.MonkeyPatch) -> SleepRecorder:
     """`ask` run in this process waits no time between retries (its status lines still say how
     long it would have); returns the delays it skipped."""
     recorder = SleepRecorder()
-    monkeypatch.setattr("ensemble_tui.commands.ask.Engine", partial(Engine, sleep=recorder))
+    monkeypatch.setattr("ensemble_tui.commands.ask_turn.Engine", partial(Engine, sleep=recorder))
     return recorder
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.simulator import Simulator
 from ensemble_tui.simulator.script import Fault, ScriptedReply
 from tests.core.helpers import restored_session
@@ -213,7 +214,7 @@ def test_ask_prints_the_reply_unchanged_and_one_line_per_checked_quote(
 
 
 def test_the_vote_line_gives_points_and_first_places_as_the_run_report_does() -> None:
-    from ensemble_tui.commands.ask import describe
+    from ensemble_tui.commands.ask_turn import describe
     from ensemble_tui.core.chat.modes import Style
     from ensemble_tui.core.chat.provenance import VoteRow
     from ensemble_tui.core.turn.events import VoteCounted
@@ -222,3 +223,70 @@ def test_the_vote_line_gives_points_and_first_places_as_the_run_report_does() ->
     assert describe(VoteCounted(Style.VOTE, rows)) == "tally: 1. Gemini 9 pts (1 first), 2. ChatGPT 4.5 pts (0 first)"
     council = (VoteRow("Claude", 1, 0.0, 0, average_position=1.5, ballots=2),)
     assert describe(VoteCounted(Style.COUNCIL, council)) == "tally: 1. Claude avg position 1.50 (2 ballots)"
+
+
+# ----- ask --fork: a question on a branch of a past chat ------------------------------------------
+
+
+def test_fork_asks_on_a_branch_and_leaves_the_chat_as_it_was(sim: Simulator, home: Path, sample_pdf: Path) -> None:
+    from tests.providers.provider_support import FILE_PART, received
+
+    for number in (1, 2, 3):
+        sim.anthropic.push(ScriptedReply(f"A{number}"))
+        first = number == 1
+        pdf = ("--pdf", str(sample_pdf)) if first else ()
+        assert ask(sim, home, "--mode", "claude", *pdf, f"Q{number}").returncode == 0
+    parent = restored_session(home)
+    sim.anthropic.push(ScriptedReply("A2, another way"))
+
+    result = ask(sim, home, "--mode", "claude", "--fork", f"{parent.id}:1", "Q2 another way")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "A2, another way"
+    branch = restored_session(home)
+    assert f"new chat {branch.id}: a branch of {parent.id}, branched after question 1" in result.stderr
+    assert (branch.parent_id, branch.fork_turn, branch.pdf_path) == (parent.id, 1, parent.pdf_path)
+    assert history(home) == [
+        ("user", "Q1"),
+        ("assistant", "A1"),
+        ("user", "Q2 another way"),
+        ("assistant", "A2, another way"),
+    ]
+    sent = [text for _, text in received(sim.anthropic.calls[-1])]
+    assert sent[1:] == [f"{FILE_PART}\nQ1", "A1", "Q2 another way"]  # nothing after the fork point
+    assert len(sim.anthropic.uploads) == 1  # the parent's upload serves the branch
+    listed = run_command(home, "history").stdout
+    assert parent.id in listed and branch.id in listed
+    reopened = [(m.role, m.text) for m in restored_session(home).history]
+    assert reopened == history(home)
+    from ensemble_tui.core.store.archive import RunArchive
+    from ensemble_tui.core.store.home import HomePaths
+
+    archive = RunArchive(HomePaths(home).archive)
+    stored = [ChatMessage.model_validate_json(text).text for text in archive.load_session(parent.id).items["history"]]
+    archive.close()
+    assert stored == ["Q1", "A1", "Q2", "A2", "Q3", "A3"]
+
+
+@pytest.mark.parametrize(
+    ("fork", "question", "line"),
+    [
+        ("nochat", "Q", "--fork takes CHAT_ID:N"),
+        ("{chat}:4", "Q", "the chat has 1 question: give a fork point from 0 to 1"),
+        ("missing:1", "Q", "there is no chat missing in the history"),
+        ("{chat}:1", "", "--fork asks a new question on the branch: give the QUESTION"),
+    ],
+)
+def test_a_fork_that_cannot_be_made_is_one_line_and_asks_nothing(
+    sim: Simulator, home: Path, fork: str, question: str, line: str
+) -> None:
+    sim.anthropic.push(ScriptedReply("A1"))
+    assert ask(sim, home, "--mode", "claude", "Q1").returncode == 0
+    parent = restored_session(home).id
+    calls = len(sim.anthropic.calls)
+
+    result = ask(sim, home, "--mode", "claude", "--fork", fork.format(chat=parent), question)
+
+    assert result.returncode == 2
+    assert line in result.stderr.strip().splitlines()[-1]
+    assert len(sim.anthropic.calls) == calls and restored_session(home).id == parent

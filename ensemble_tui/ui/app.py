@@ -37,12 +37,13 @@ from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui import layout, warm_up
 from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
 from ensemble_tui.ui.actions.context import AppContext, MainPanes, model_line
+from ensemble_tui.ui.actions.message_cursor import MessageCursor
 from ensemble_tui.ui.actions.pane_switching import PaneSwitching
 from ensemble_tui.ui.actions.pdf_actions import PdfActions
 from ensemble_tui.ui.actions.preferences import Preferences
 from ensemble_tui.ui.actions.reply_actions import ReplyActions
 from ensemble_tui.ui.bindings import ACTION_BY_ID, ADDED_PROVIDER_KEYS, HELP_ID, main_bindings, shown_key
-from ensemble_tui.ui.chat_log.chat_view import ChatEntry, NoticeKind
+from ensemble_tui.ui.chat_log.chat_view import ChatEntry, MessageLog, NoticeKind
 from ensemble_tui.ui.chat_log.claim_lines import start_loading
 from ensemble_tui.ui.commands import Palette, palette_commands
 from ensemble_tui.ui.desktop import open_folder
@@ -120,6 +121,7 @@ class EnsembleApp(App[int]):
             self.ctx, self.turns, self.turn_keys, chat_id=lambda: self.chat_id, show_session=self.show_session
         )
         self.reply_actions = ReplyActions(self.ctx, folder_opener)
+        self.message_cursor = MessageCursor(self.ctx, self.show_session, busy=lambda: self.turns.running)
         self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self.turn_keys.draft_now)
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
@@ -390,6 +392,10 @@ class EnsembleApp(App[int]):
         else:
             target(*action.args)
 
+    def branch_before_send(self, text: str) -> None:
+        """Before `text` is sent: an edited question makes its branch first (the message cursor)."""
+        self.message_cursor.branch_before_send(text)
+
     def toggle_help(self) -> None:
         """F1: the help screen, made from the action table at the keys as mapped."""
         groups = app_key_groups(self.keymap, self.workspace.extra_providers)
@@ -478,6 +484,21 @@ class EnsembleApp(App[int]):
     def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
         message.stop()
         self.archive_flow.export_requested(message)
+
+    @on(ChatInput.CursorRequested)
+    def _cursor_requested(self, event: ChatInput.CursorRequested) -> None:
+        event.stop()
+        self.message_cursor.start()
+
+    @on(MessageLog.CursorAction)
+    def _cursor_action(self, event: MessageLog.CursorAction) -> None:
+        event.stop()
+        self.message_cursor.act(event.action, event.index, event.message)
+
+    @on(MessageLog.CursorLeft)
+    def _cursor_left(self, event: MessageLog.CursorLeft) -> None:
+        event.stop()
+        self.message_cursor.leave()
 
     @on(ChatEntry.CodeBlockClicked)
     def _code_block_clicked(self, event: ChatEntry.CodeBlockClicked) -> None:

@@ -255,6 +255,18 @@ def action_table() -> tuple[AppAction, ...]:
             priority=True,
             over_dialogs=True,
         ),
+        # Alt+Up: every Ctrl+letter and function key is taken (see above); tmux and xterm deliver
+        # Alt with the arrows (ESC [1;3A). Up in an empty question box does the same. Not in the
+        # footer, which has no room left at 80 columns; once on, the cursor's keys are there.
+        AppAction(
+            "chat.cursor",
+            "Messages",
+            "Put a cursor on the chat's messages (or Up in an empty box): edit and resend, fork, copy",
+            "alt+up",
+            "message_cursor.start",
+            group="Chat",
+            palette="Select a message: edit and resend, fork, copy",
+        ),
         AppAction(
             "math.toggle",
             "Math/LaTeX",

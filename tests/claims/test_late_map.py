@@ -7,7 +7,7 @@ import dataclasses
 import io
 import time
 
-from ensemble_tui.commands.ask import MAPPING, run_ask
+from ensemble_tui.commands.ask_turn import MAPPING, run_ask
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.claims.model import claims_of
 from ensemble_tui.core.turn.events import ClaimsMapped, ReplyCommitted

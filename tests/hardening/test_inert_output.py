@@ -9,7 +9,7 @@ import logging
 import os
 from pathlib import Path
 
-from ensemble_tui.commands.ask import run_ask
+from ensemble_tui.commands.ask_turn import run_ask
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.provider import ErrorKind, ProviderError
 from ensemble_tui.core.turn.engine import Engine

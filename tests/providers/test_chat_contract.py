@@ -503,3 +503,50 @@ async def test_after_another_process_added_turns(apps: Apps) -> None:
     redo = await other.turn(Mode.GEMINI, "")  # the other redoes the turn it did not see
     assert redo.calls == expected_turn(Mode.GEMINI, Style.AGGREGATE, chat, "Q3?")
     assert other.chat() == ["Q1?", panel_reply("Q1?"), "Q2?", answer("Q2?"), "Q3?", answer("Q3?")]
+
+
+# ----- a branch (core/store/fork.py): the turns up to the fork point, nothing after it ------------
+
+
+@pytest.mark.parametrize("mode", PLAIN_MODES, ids=lambda mode: mode.value)
+async def test_a_branchs_first_turn_sends_the_chat_up_to_the_fork_point(apps: Apps, mode: Mode) -> None:
+    from ensemble_tui.core.store.fork import fork_chat
+
+    app = apps.open()
+    await app.turn(Mode.ALL, "Q1?")
+    await app.turn(Mode.CLAUDE, "")  # a redo: the panel's first reply is withdrawn
+    await app.turn(Mode.ALL, "Q2?")
+    await app.turn(Mode.ALL, "Q3?")
+    parent = app.workspace.session
+    original = app.chat()
+
+    app.workspace.session = fork_chat(app.workspace.store, parent, 1)
+    branched = await app.turn(mode, "Q2 asked another way?")
+
+    kept = said("Q1?", answer("Q1?"))
+    assert branched.calls == expected_turn(mode, Style.AGGREGATE, kept, "Q2 asked another way?")
+    sent = [text for made in branched.calls.values() for messages in made for _, text in messages]
+    for later in ("Q2?", panel_reply("Q2?"), "Q3?", panel_reply("Q3?"), panel_reply("Q1?")):
+        assert not any(later in text for text in sent)
+    assert app.chat() == [
+        *original[:2],
+        "Q2 asked another way?",
+        final_reply(mode, Style.AGGREGATE, "Q2 asked another way?"),
+    ]
+    assert [m.text for m in app.workspace.store.archived(parent.id).history] == original  # the parent untouched
+
+
+async def test_a_branch_made_in_another_process_sends_the_same(apps: Apps) -> None:
+    from ensemble_tui.core.store.fork import ForkPoint, fork_stored
+
+    first = apps.open(own_adapters=True)
+    await first.turn(Mode.ALL, "Q1?")
+    await first.turn(Mode.ALL, "Q2?")
+    parent = first.workspace.session.id
+    await apps.close(first)
+
+    later = apps.open(own_adapters=True)  # as `ask --fork` does: the parent read from the history
+    later.workspace.session = fork_stored(later.workspace.store, ForkPoint(parent, 0))
+    branched = await later.turn(Mode.ALL, "Q1 again?")
+
+    assert branched.calls == expected_turn(Mode.ALL, Style.AGGREGATE, [], "Q1 again?")

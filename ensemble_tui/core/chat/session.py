@@ -71,6 +71,10 @@ class SessionData(BaseModel):
     pdf_removed: bool = False  # the user took the chat's PDF away: the demo's paper is not put back
     last_mode: str | None = None
     last_style: str | None = None
+    # A branch (core/store/fork.py): the chat it was made from and how many of that chat's
+    # questions it starts with. Set when the branch is made, never changed after.
+    parent_id: str | None = None
+    fork_turn: int | None = None
 
     @property
     def pending_input(self) -> str | None:
@@ -113,9 +117,16 @@ def answered_turns(history: Sequence[ChatMessage]) -> tuple[Turn, ...]:
     return tuple(turns)
 
 
+def fork_phrase(after: int) -> str:
+    """Where a branch left its parent, as the history and the exports say it."""
+    return f"branched after question {after}" if after else "branched before question 1"
+
+
 def render_transcript(session: SessionData) -> str:
     """The Markdown transcript: user inputs and final replies only."""
     parts = [f"# Chat {session.id}"]
+    if session.parent_id is not None:
+        parts.append(f"Branch of chat `{session.parent_id}`, {fork_phrase(session.fork_turn or 0)}.")
     if session.pdf_path:
         parts.append(f"PDF: `{session.pdf_path}`")
     for message in session.history:

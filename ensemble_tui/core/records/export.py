@@ -173,7 +173,10 @@ def export_turn(record: TurnRecord, fmt: ExportFormat) -> str:
 
 def export_session(session: SessionData, turns: list[TurnRecord], fmt: ExportFormat) -> str:
     if fmt == "json":
-        data = {"session": session.model_dump(mode="json"), "turns": [record_json(record) for record in turns]}
+        data: dict[str, Any] = {"session": session.model_dump(mode="json")}
+        if session.parent_id is not None:  # a branch names its parent (core/store/fork.py)
+            data["branch_of"] = {"chat": session.parent_id, "after_question": session.fork_turn or 0}
+        data["turns"] = [record_json(record) for record in turns]
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "md":
         return inert_images(session_markdown(session, turns))

@@ -74,6 +74,8 @@ class SessionSummary:
     turns: int
     cost_usd: float
     title: str = ""  # the name the user gave the chat in the history; "" for none
+    parent: str | None = None  # a branch's parent chat (core/store/fork.py), None for a chat of its own
+    fork_turn: int | None = None  # a branch's fork point: how many of its parent's questions it starts with
 
     @property
     def name(self) -> str:
@@ -124,6 +126,25 @@ def record_from_json(data: dict[str, Any]) -> TurnRecord:
     artifacts = [Artifact(**artifact) for artifact in data.get("artifacts", [])]
     fields = {key: value for key, value in data.items() if key not in ("calls", "artifacts")}
     return TurnRecord(**fields, calls=calls, artifacts=artifacts)
+
+
+# A branch's parent and fork point, as columns the history lists them by. They are computed by
+# SQLite from the session's own JSON (its `parent_id` and `fork_turn` fields), never written
+# apart from it: the session's save is their one write. Added to an existing home's table as
+# it is opened (a virtual generated column can be added in place, without rewriting rows).
+BRANCH_COLUMNS = {
+    "parent": "TEXT GENERATED ALWAYS AS (json_extract(data, '$.parent_id')) VIRTUAL",
+    "fork_turn": "INTEGER GENERATED ALWAYS AS (json_extract(data, '$.fork_turn')) VIRTUAL",
+}
+
+
+def add_branch_columns(connection: sqlite3.Connection) -> None:
+    """Add the branch columns the sessions table lacks (table_xinfo: table_info leaves
+    generated columns out)."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_xinfo(sessions)")}
+    for name, definition in BRANCH_COLUMNS.items():
+        if name not in columns:
+            connection.execute(f"ALTER TABLE sessions ADD COLUMN {name} {definition}")
 
 
 def _create_private(path: Path) -> None:
@@ -186,6 +207,7 @@ class RunArchive:
                 ):
                     with connection:  # a new archive: its index is whole from the start
                         search_index.mark_built(connection)
+                add_branch_columns(connection)
             except sqlite3.OperationalError as exc:
                 connection.close()
                 if not self.path.is_file() or "locked" in str(exc):
@@ -218,6 +240,7 @@ class RunArchive:
         """An empty archive in memory, for a command that only reads a home without one."""
         connection = sqlite3.connect(":memory:", check_same_thread=False)
         connection.executescript(SCHEMA + UPLOADS_SCHEMA + LEDGER_SCHEMA + SEARCH_SCHEMA)
+        add_branch_columns(connection)
         search_index.mark_built(connection)
         return connection
 
@@ -315,7 +338,8 @@ class RunArchive:
         """Past sessions that have at least one question, newest first."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT id, first_question, turns, cost_usd, title FROM sessions WHERE first_question != '' "
+                "SELECT id, first_question, turns, cost_usd, title, parent, fork_turn FROM sessions "
+                "WHERE first_question != '' "
                 "ORDER BY id DESC"
             ).fetchall()
         return [SessionSummary(*row) for row in rows]

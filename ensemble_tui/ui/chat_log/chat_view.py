@@ -21,6 +21,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Static
@@ -211,6 +212,29 @@ class MessageLog(VerticalScroll):
     }
     """
 
+    # The message cursor's keys, on while it is on a message (check_action): priority, so the
+    # chat pane's "typing goes to the question box" does not take the letters first.
+    BINDINGS = [
+        Binding("up", "move_cursor(-1)", "Previous", priority=True, show=False, id="cursor.up"),
+        Binding("down", "move_cursor(1)", "Next", priority=True, show=False, id="cursor.down"),
+        Binding("e", "cursor_action('edit')", "Edit & resend", priority=True, id="cursor.edit"),
+        Binding("f", "cursor_action('fork')", "Fork here", priority=True, id="cursor.fork"),
+        Binding("c", "cursor_action('copy')", "Copy", priority=True, id="cursor.copy"),
+        Binding("escape", "leave_cursor", "Leave", priority=True, id="cursor.leave"),
+    ]
+
+    class CursorAction(Message):
+        """An action asked on the message under the cursor: "edit", "fork" or "copy"."""
+
+        def __init__(self, action: str, index: int, message: Any) -> None:
+            super().__init__()
+            self.action = action
+            self.index = index  # the message's place in the log's items
+            self.message = message
+
+    class CursorLeft(Message):
+        """The cursor was taken off the messages (Esc): the question box takes the keys again."""
+
     def __init__(
         self,
         entry_factory: Callable[[Any], LogEntry] | None = None,
@@ -229,6 +253,7 @@ class MessageLog(VerticalScroll):
         self._can_mount = False  # set on mount: before that, show() and sync() only keep the items
         self._pending: list[Any] | None = None  # items given before mount
         self._body = Vertical(classes="message-log-body")
+        self._cursor: int | None = None  # the index in `_messages` of the message under the cursor
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -261,6 +286,7 @@ class MessageLog(VerticalScroll):
             self._pending = list(history)
             return
         self._body.remove_children()
+        self._cursor = None
         self._messages = list(history)
         self._first_shown = opening_start(self._messages)
         self._entries = [self._entry_factory(message) for message in self._messages[self._first_shown :]]
@@ -293,6 +319,8 @@ class MessageLog(VerticalScroll):
         for entry in stale:
             entry.remove()
         self._messages = list(history)
+        if self._cursor is not None and self._cursor >= common:
+            self.action_leave_cursor()  # its message went or changed: the box takes the keys again
         fresh = [self._entry_factory(message) for message in self._messages[common:]]
         if fresh:
             self.query(".empty-hint").remove()
@@ -364,6 +392,69 @@ class MessageLog(VerticalScroll):
         shown = [entry for entry in self._entries if entry.virtual_region.y <= middle]
         entry = shown[-1] if shown else (self._entries[0] if self._entries else None)
         return entry.item if entry is not None else None
+
+    # ----- the message cursor (issue 32 §2): one message chosen from the keyboard ----------------
+
+    @property
+    def cursor(self) -> int | None:
+        """The index (in `items`) of the message under the cursor; None when it is off."""
+        return self._cursor
+
+    def start_cursor(self) -> bool:
+        """Put the cursor on the last message and take the keys; False if there is none."""
+        if not self._messages or not self._can_mount:
+            return False
+        self._place_cursor(len(self._messages) - 1)
+        self.focus()
+        return True
+
+    def action_move_cursor(self, step: int) -> None:
+        if self._cursor is None:
+            return
+        target = min(max(self._cursor + step, 0), len(self._messages) - 1)
+        if target < self._first_shown:
+            self.load_earlier()
+        self._place_cursor(target)
+
+    def action_cursor_action(self, action: str) -> None:
+        if self._cursor is not None:
+            self.post_message(self.CursorAction(action, self._cursor, self._messages[self._cursor]))
+
+    def action_leave_cursor(self) -> None:
+        self.leave_cursor()
+        self.post_message(self.CursorLeft())
+
+    def leave_cursor(self) -> None:
+        """Take the cursor off the messages (nothing happens if it is off)."""
+        if self._cursor is not None:
+            self._entries_at(self._cursor, lambda entry: entry.remove_class("-cursor"))
+        self._cursor = None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The cursor's keys act only while it is on a message: else Up and Down scroll."""
+        if action in ("move_cursor", "cursor_action", "leave_cursor"):
+            return self._cursor is not None
+        return True
+
+    def _place_cursor(self, index: int) -> None:
+        if self._cursor is not None:
+            self._entries_at(self._cursor, lambda entry: entry.remove_class("-cursor"))
+        self._cursor = index
+        self._entries_at(index, lambda entry: entry.add_class("-cursor"))
+        entry = self._entry_for(index)
+        if entry is not None:
+            self.release_anchor()
+            self.call_after_refresh(self.scroll_to_widget, entry, animate=False, top=entry.outer_size.height > 4)
+        self.refresh_bindings()
+
+    def _entry_for(self, index: int) -> LogEntry | None:
+        offset = index - self._first_shown
+        return self._entries[offset] if 0 <= offset < len(self._entries) else None
+
+    def _entries_at(self, index: int, change: Callable[[LogEntry], object]) -> None:
+        entry = self._entry_for(index)
+        if entry is not None:
+            change(entry)
 
     def _scroll_to_newest(self) -> None:
         """Bring the newest entry into view, in the frame that first lays it out.

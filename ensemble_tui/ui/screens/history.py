@@ -24,7 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual.worker import get_current_worker
 
-from ensemble_tui.core.chat.session import SESSION_ID_FORMAT
+from ensemble_tui.core.chat.session import SESSION_ID_FORMAT, fork_phrase
 from ensemble_tui.core.money import amount
 from ensemble_tui.core.store.archive import SessionSummary
 from ensemble_tui.core.store.search_index import Hit
@@ -60,6 +60,49 @@ def session_date(session_id: str) -> str:
 def one_line(text: str, limit: int = QUESTION_CHARS) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def under_parents(sessions: Sequence[SessionSummary]) -> list[tuple[SessionSummary, int]]:
+    """The chats in the history's order (newest first), each branch moved under its parent
+    (`core/store/fork.py`), with its depth; a branch whose parent is not listed (deleted, or
+    never asked anything) keeps its own place."""
+    listed = {summary.id for summary in sessions}
+    children: dict[str, list[SessionSummary]] = {}
+    for summary in sessions:
+        if summary.parent is not None and summary.parent in listed and summary.parent != summary.id:
+            children.setdefault(summary.parent, []).append(summary)
+    ordered: list[tuple[SessionSummary, int]] = []
+    placed: set[str] = set()
+
+    def place(summary: SessionSummary, depth: int) -> None:
+        if summary.id in placed:
+            return
+        placed.add(summary.id)
+        ordered.append((summary, depth))
+        for child in children.get(summary.id, []):
+            place(child, depth + 1)
+
+    for summary in sessions:
+        if summary.parent is None or summary.parent not in listed:
+            place(summary, 0)
+    for summary in sessions:  # a loop of parents (a damaged file): still listed
+        place(summary, 0)
+    return ordered
+
+
+def question_cell(summary: SessionSummary, depth: int, limit: int) -> Text:
+    """The chat's name; a branch's, indented under its parent, begins with its fork point."""
+    if not depth:
+        return plain(one_line(summary.name, limit))
+    lead = "  " * (depth - 1) + "↳ "
+    cell = Text(lead)
+    where = fork_phrase(summary.fork_turn or 0)
+    cell.append(where, style="italic")
+    rest = limit - len(lead) - len(where) - 3
+    if rest > 0:
+        cell.append(" · ")
+        cell.append_text(plain(one_line(summary.name, rest)))
+    return cell
 
 
 class HistoryActions(Protocol):
@@ -171,13 +214,13 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
         words = text.casefold().split()
         matching = [summary for summary in self.sessions if matches(summary, words)]
         shown = matching[:ROWS_SHOWN]
-        for summary in shown:
+        for summary, depth in under_parents(shown):
             date = Text(session_date(summary.id))
             if summary.id == self.current_id:
                 date.append(" ●", style="bold")
             table.add_row(
                 date,
-                plain(one_line(summary.name, limit)),
+                question_cell(summary, depth, limit),
                 Text(str(summary.turns), justify="right"),
                 Text(amount(summary.cost_usd, simulated=self.simulated), justify="right"),
                 key=summary.id,

@@ -114,6 +114,9 @@ class ChatInput(TextArea):
         def control(self) -> ChatInput:
             return self.chat_input
 
+    class CursorRequested(Message):
+        """Up in an empty box: the user wants the cursor on the chat's messages (issue 32 §2)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             id=id,
@@ -130,6 +133,11 @@ class ChatInput(TextArea):
             event.prevent_default()
             event.stop()
             self._held.append(events.Key(event.key, event.character))
+            return
+        if event.key == "up" and not self.text:
+            event.prevent_default()
+            event.stop()
+            self.post_message(self.CursorRequested())
             return
         action = next((EDIT_KEYS[key] for key in (event.key, *event.aliases) if key in EDIT_KEYS), None)
         if action is not None:
