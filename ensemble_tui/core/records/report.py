@@ -6,6 +6,7 @@ never drift apart.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,13 +51,21 @@ REPLACED = "replaced by a redo"
 def replaced_runs(records: Sequence[TurnRecord], history: Sequence[ChatMessage]) -> frozenset[int]:
     """The runs (0-based, as `records` lists them) whose reply a redo replaced: runs that ended
     with a reply the chat no longer holds. Derived from the chat each time, so a reply brought
-    back (core/chat/session.py's `brought_back`) is no longer counted."""
-    replies = {message.text for message in history if message.role == "assistant"}
-    return frozenset(
-        index
-        for index, record in enumerate(records)
-        if record.outcome == "final" and (final := final_text(record)) is not None and final not in replies
-    )
+    back (core/chat/session.py's `brought_back`) is no longer counted. Replies are matched by
+    text, each reply in the chat standing for one run, the newest first: a redo that wrote the
+    same words again (the demo does) still leaves the older run marked."""
+    in_chat = Counter(message.text for message in history if message.role == "assistant")
+    replaced: set[int] = set()
+    for index in reversed(range(len(records))):
+        record = records[index]
+        final = final_text(record) if record.outcome == "final" else None
+        if final is None:
+            continue
+        if in_chat[final] > 0:
+            in_chat[final] -= 1
+        else:
+            replaced.add(index)
+    return frozenset(replaced)
 
 
 def final_text(record: TurnRecord) -> str | None:
