@@ -76,6 +76,7 @@ def test_a_redo_that_meets_a_401_leaves_the_reply_in_place(sim: Simulator, home:
     result = ask(sim, home, "--mode", "chatgpt", "")
 
     assert result.returncode == 1
+    assert result.stderr.rstrip().endswith("the last reply is kept as it was.")
     assert_unchanged(home)
     assert restored_session(home).replaced is None  # nothing was replaced
 
