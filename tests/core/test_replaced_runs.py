@@ -37,3 +37,10 @@ def test_a_reply_brought_back_is_no_longer_marked_and_the_redos_is() -> None:
     assert back is not None and [m.text for m in back.history] == ["Q", "old"]
     assert replaced_runs([run("old"), run("new")], back.history) == {1}
     assert brought_back(SessionData(history=chat("new"))) is None  # no redo: nothing to bring back
+
+
+def test_a_reply_missing_without_a_redo_of_its_question_is_not_called_replaced() -> None:
+    other = TurnRecord(
+        session="s", mode="all", query="Another", outcome="final", artifacts=[Artifact("final", "", "x")]
+    )
+    assert replaced_runs([other], chat("new")) == frozenset()

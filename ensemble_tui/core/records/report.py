@@ -50,12 +50,14 @@ REPLACED = "replaced by a redo"
 
 def replaced_runs(records: Sequence[TurnRecord], history: Sequence[ChatMessage]) -> frozenset[int]:
     """The runs (0-based, as `records` lists them) whose reply a redo replaced: runs that ended
-    with a reply the chat no longer holds. Derived from the chat each time, so a reply brought
-    back (core/chat/session.py's `brought_back`) is no longer counted. Replies are matched by
-    text, each reply in the chat standing for one run, the newest first: a redo that wrote the
-    same words again (the demo does) still leaves the older run marked."""
+    with a reply the chat no longer holds, where another run's reply to the same question stands.
+    Derived from the chat each time, so a reply brought back (core/chat/session.py's
+    `brought_back`) is no longer counted and the redo's is. Replies are matched by text, each
+    reply in the chat standing for one run, the newest first: a redo that wrote the same words
+    again (the demo does) still leaves the older run marked."""
     in_chat = Counter(message.text for message in history if message.role == "assistant")
-    replaced: set[int] = set()
+    standing: set[str] = set()  # the questions whose reply is in the chat
+    missing: list[int] = []
     for index in reversed(range(len(records))):
         record = records[index]
         final = final_text(record) if record.outcome == "final" else None
@@ -63,9 +65,10 @@ def replaced_runs(records: Sequence[TurnRecord], history: Sequence[ChatMessage])
             continue
         if in_chat[final] > 0:
             in_chat[final] -= 1
+            standing.add(record.query)
         else:
-            replaced.add(index)
-    return frozenset(replaced)
+            missing.append(index)
+    return frozenset(index for index in missing if records[index].query in standing)
 
 
 def final_text(record: TurnRecord) -> str | None:
