@@ -14,7 +14,7 @@ from tests.support import Hang, fatal
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
 from tests.ui.test_archive_screens import report_text
 from tests.ui.test_chat import entries, notices, status_text
-from tests.ui.test_snapshots import SIZES, snapshot_app, steady_cursor  # noqa: F401
+from tests.ui.test_snapshots import SIZES, show, snapshot_app  # noqa: F401
 
 FIRST = [("user", "Question"), ("assistant", "first reply")]
 
@@ -134,9 +134,4 @@ async def test_the_redo_hint_fits_the_question_box(workspace, chatty, make_app, 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_redo_hint_snapshot(snap_compare, snapshot_app, size):  # noqa: F811
-    async def empty_box(pilot) -> None:
-        pilot.app.chat.input.clear()
-        await steady_cursor(pilot)
-        await pilot.pause()
-
-    assert snap_compare(snapshot_app, terminal_size=size, run_before=empty_box)
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=show("chat"))
