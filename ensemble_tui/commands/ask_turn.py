@@ -48,6 +48,7 @@ from ensemble_tui.core.turn.events import (
 from ensemble_tui.core.upload_cleanup import alongside_clean_up
 from ensemble_tui.core.workspace import Workspace
 
+REDO_KEPT = "ensemble-tui: the last reply is kept as it was."
 MAPPING = "claims: the map is being drawn…"  # after the reply's lines, before the summary
 
 
@@ -120,6 +121,7 @@ async def run_ask(
     simulated = engine.workspace.demo
     before = chat = engine.workspace.session.cost_usd
     committed: ReplyCommitted | None = None
+    redo = False
     claims: ClaimMap | None = None
     reuse, reused_from = (restyle.reuse, restyle.reused_from) if restyle is not None else (None, 0)
     async for event in engine.run(mode, question, style, reuse=reuse, reused_from=reused_from):
@@ -128,6 +130,7 @@ async def run_ask(
                 outputs[event.provider] = event.output
             case InputRecorded():
                 before = chat = engine.workspace.session.cost_usd  # the chat as the turn found it
+                redo = event.withdrawn is not None
             case CostUpdated():
                 chat = event.session_cost_usd
             case TurnNotSaved():
@@ -155,6 +158,8 @@ async def run_ask(
                 if chat > before:  # what the calls made before the failure cost
                     say(cost_line(chat - before, chat, simulated=simulated), err)
                 say(f"ensemble-tui: {event.message}", err)
+                if redo:  # a redo replaces the reply only once its own is stored (issue 34 §1)
+                    say(REDO_KEPT, err)
                 if unsaved is not None:
                     say(f"ensemble-tui: {unsaved}", err)
                 return 1

@@ -321,6 +321,15 @@ def action_table() -> tuple[AppAction, ...]:
             palette="Copy last reply",
         ),
         AppAction(
+            "reply.bring_back",
+            "Bring back the replaced reply",
+            "Put back the reply the last redo replaced (until a new question is asked)",
+            None,
+            "turns.bring_back",
+            group="Chat",
+            palette="Bring back the replaced reply",
+        ),
+        AppAction(
             "link.open",
             "Open a link",
             "Pick an http(s) link of the last reply to open",

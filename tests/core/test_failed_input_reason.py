@@ -36,9 +36,13 @@ async def test_a_retry_that_is_answered_clears_the_reason_and_models_never_see_i
     assert "retired" not in repr(sent)
 
 
-async def test_a_failed_redo_marks_the_question_it_left_to_retry(workspace, scripted, make_engine, home):
+async def test_a_failed_redo_leaves_the_reply_and_marks_nothing(workspace, scripted, make_engine, home):
+    # Issue 34 §1: a failed redo no longer takes the reply away and leaves its question to retry.
     scripted["Gemini"].scripts["proposer"] = ["First.", ProviderError(ErrorKind.FATAL, "Gemini: quota exhausted")]
     engine = make_engine()
     await run_turn(engine, Mode.GEMINI, "Q")
     await run_turn(engine, Mode.GEMINI, "")  # redo, which fails
-    assert [(m.role, m.failure) for m in restored_session(home).history] == [("user", "Gemini: quota exhausted")]
+    assert [(m.role, m.text, m.failure) for m in restored_session(home).history] == [
+        ("user", "Q", None),
+        ("assistant", "First.", None),
+    ]

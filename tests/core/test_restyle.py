@@ -69,7 +69,7 @@ def test_the_last_turn_is_the_newest_run_that_left_something_in_the_chat() -> No
             [run("Q", mode="deepseek", answers={0: {"DeepSeek": "alone"}})],
             SINGLE.format(mode="deepseek"),
         ),
-        (answered("Q"), [run("Q", outcome="failed")], NO_PROPOSALS),
+        (SessionData(history=[ChatMessage(role="user", text="Q")]), [run("Q", outcome="failed")], NO_PROPOSALS),
         (answered("Q"), [run("another question", answers={1: {"ChatGPT": "A"}})], NO_RECORD),
     ],
     ids=["no turn", "single model", "added provider alone", "failed before any proposal", "record not found"],
@@ -142,3 +142,11 @@ async def test_a_proposer_that_failed_in_the_turn_is_the_only_one_asked_again(wo
 async def run_turn_with(engine, plan) -> None:
     async for _event in engine.run(plan.mode, "", plan.style, plan.reuse, plan.reused_from):
         pass
+
+
+def test_after_a_failed_redo_the_restyle_starts_from_the_run_that_wrote_the_reply():
+    # Issue 34 §1: a failed redo leaves the reply in place, so its run is still the last turn's.
+    wrote = run("Q", answers={1: {"ChatGPT": "A", "Claude": "B"}})
+    failed_redo = run("Q", outcome="failed", answers={1: {"ChatGPT": "other"}})
+    source = restyle_source(answered("Q"), [wrote, failed_redo])
+    assert source.run == 1 and source.proposals == {"ChatGPT": "A", "Claude": "B"}

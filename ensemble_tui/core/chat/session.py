@@ -75,6 +75,9 @@ class SessionData(BaseModel):
     # questions it starts with. Set when the branch is made, never changed after.
     parent_id: str | None = None
     fork_turn: int | None = None
+    # The reply the last turn's redo replaced, kept so that it can be brought back (`brought_back`)
+    # while no newer turn exists; a new input clears it.
+    replaced: ChatMessage | None = None
 
     @property
     def pending_input(self) -> str | None:
@@ -100,11 +103,20 @@ def with_failure(history: list[ChatMessage], reason: str | None) -> list[ChatMes
     return [*history[:-1], last.model_copy(update={"failure": reason})]
 
 
+def brought_back(session: SessionData) -> SessionData | None:
+    """`session` with the reply a redo replaced back in place of the redo's own, which is kept
+    as the replaced one in turn (so nothing is lost); None if there is none to bring back."""
+    if session.replaced is None or not session.history or session.history[-1].role != "assistant":
+        return None
+    current = session.history[-1]
+    return session.model_copy(update={"history": [*session.history[:-1], session.replaced], "replaced": current})
+
+
 def answered_turns(history: Sequence[ChatMessage]) -> tuple[Turn, ...]:
     """`history` as model calls read it: answered user/reply pairs only, in order.
 
-    A user input left without a reply (its turn failed, or a redo took its reply away) is not
-    sent to models, so the conversation they see always alternates cleanly.
+    A user input left without a reply (its turn failed) is not sent to models, so the
+    conversation they see always alternates cleanly.
     """
     turns: list[Turn] = []
     for index, message in enumerate(history):

@@ -6,11 +6,14 @@ never drift apart.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.core.money import SIMULATED_LABEL, amount, money
 from ensemble_tui.core.records.restyle import saved_line
 from ensemble_tui.core.text.markdown_blocks import nest_headings
@@ -42,7 +45,44 @@ def _question(query: str, keep_lines: bool) -> str:
     return "  \n  ".join(line.rstrip() for line in query.strip().split("\n"))
 
 
-def _summary(record: TurnRecord, page: bool = False) -> str:
+REPLACED = "replaced by a redo"
+
+
+def replaced_runs(records: Sequence[TurnRecord], history: Sequence[ChatMessage]) -> frozenset[int]:
+    """The runs (0-based, as `records` lists them) whose reply a redo replaced: runs that ended
+    with a reply the chat no longer holds, where another run's reply to the same question stands.
+    Derived from the chat each time, so a reply brought back (core/chat/session.py's
+    `brought_back`) is no longer counted and the redo's is. Replies are matched by text, each
+    reply in the chat standing for one run, the newest first: a redo that wrote the same words
+    again (the demo does) still leaves the older run marked."""
+    in_chat = Counter(message.text for message in history if message.role == "assistant")
+    standing: set[str] = set()  # the questions whose reply is in the chat
+    missing: list[int] = []
+    for index in reversed(range(len(records))):
+        record = records[index]
+        final = final_text(record) if record.outcome == "final" else None
+        if final is None:
+            continue
+        if in_chat[final] > 0:
+            in_chat[final] -= 1
+            standing.add(record.query)
+        else:
+            missing.append(index)
+    return frozenset(index for index in missing if records[index].query in standing)
+
+
+def final_text(record: TurnRecord) -> str | None:
+    """The reply a run ended with, as it was stored with the chat; None if it ended without one."""
+    finals = [artifact for artifact in record.artifacts if artifact.kind == "final"]
+    return finals[-1].text if finals else None
+
+
+def outcome_label(record: TurnRecord, replaced: bool = False) -> str:
+    """ "final", "failed", "cancelled"; "final, replaced by a redo" for a reply a redo replaced."""
+    return f"{record.outcome}, {REPLACED}" if replaced else record.outcome
+
+
+def _summary(record: TurnRecord, page: bool = False, replaced: bool = False) -> str:
     timings = []
     if record.proposers_s:
         timings.append("proposal rounds " + ", ".join(f"{s:.1f} s" for s in record.proposers_s))
@@ -50,7 +90,7 @@ def _summary(record: TurnRecord, page: bool = False) -> str:
         timings.append("aggregator passes " + ", ".join(f"{s:.1f} s" for s in record.aggregator_s))
     lines = [
         f"- **Question:** {_question(record.query, page)}",
-        f"- **Mode:** {_label(record.mode, Mode)}{_style(record)} · **outcome:** {record.outcome}",
+        f"- **Mode:** {_label(record.mode, Mode)}{_style(record)} · **outcome:** {outcome_label(record, replaced)}",
         f"- **Started:** {record.started_at} · {_cost(record)} · {_cost_basis(record)}",
     ]
     if timings:
@@ -162,13 +202,15 @@ def _vote_table(vote: Artifact) -> str:
     return table(headers, rows) + ("\n\n" + vote.text if vote.text else "")
 
 
-def turn_report(record: TurnRecord, page: bool = False) -> list[ReportSection]:
+def turn_report(record: TurnRecord, page: bool = False, replaced: bool = False) -> list[ReportSection]:
     """Sections for one turn, in the order a reader follows the run. `page`: for a standalone
-    document (the HTML export), where headings form an outline and line breaks are kept."""
+    document (the HTML export), where headings form an outline and line breaks are kept.
+    `replaced`: a redo replaced its reply in the chat (`replaced_runs`); the reply is shown all
+    the same, marked so."""
     by_kind: dict[str, list[Artifact]] = {}
     for artifact in record.artifacts:
         by_kind.setdefault(artifact.kind, []).append(artifact)
-    sections = [ReportSection("Summary", _summary(record, page)), ReportSection("Calls", _calls(record))]
+    sections = [ReportSection("Summary", _summary(record, page, replaced)), ReportSection("Calls", _calls(record))]
     for auto in by_kind.get("auto", []):  # what auto mode decided, and why (core/turn/auto.py)
         sections.append(ReportSection("Auto", auto.text))
     if answers := by_kind.get("answer"):
@@ -205,7 +247,8 @@ def turn_report(record: TurnRecord, page: bool = False) -> list[ReportSection]:
     if final := by_kind.get("final"):
         line = final[-1].data.get("provenance")
         text = _quoted(final[-1].text, page) if page else final[-1].text
-        sections.append(ReportSection("Final reply", text + (f"\n\n*{line}*" if line else "")))
+        title = f"Final reply ({REPLACED})" if replaced else "Final reply"
+        sections.append(ReportSection(title, text + (f"\n\n*{line}*" if line else "")))
     return sections
 
 

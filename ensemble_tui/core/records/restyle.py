@@ -68,14 +68,17 @@ def restyle_source(session: SessionData, records: Sequence[TurnRecord]) -> Resty
     """The last turn of the chat and its proposals; raises RestyleRefused (one line) when there
     is no turn, it was a single model's, or no proposal of it came back.
 
-    The last turn is the run a redo would redo: the newest run that left something in the chat
-    (a cancelled run leaves nothing), asked the question a redo asks again.
+    The last turn is the run a redo would redo: the newest run that left something in the chat,
+    asked the question a redo asks again. A cancelled run leaves nothing; nor does a failed redo
+    (the reply it meant to replace stays), so a chat that ends with a reply is restyled from the
+    run that wrote a reply.
     """
     question = session.pending_input or session.last_user_input
     if not question:
         raise RestyleRefused(NO_TURN)
+    left = ("final",) if session.pending_input is None else ("final", "failed")
     number, record = next(
-        ((n, r) for n, r in reversed(list(enumerate(records, start=1))) if r.outcome != "cancelled"), (0, None)
+        ((n, r) for n, r in reversed(list(enumerate(records, start=1))) if r.outcome in left), (0, None)
     )
     if record is None or record.query != question:
         raise RestyleRefused(NO_RECORD)

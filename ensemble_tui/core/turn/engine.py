@@ -28,6 +28,7 @@ from ensemble_tui.core.chat.session import (
     ChatMessage,
     SessionData,
     answered_turns,
+    brought_back,
     render_transcript,
     with_failure,
 )
@@ -47,6 +48,7 @@ from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 from ensemble_tui.core.turn.commit import reloaded, save
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.core.turn.events import (
+    ChatReloaded,
     EngineEvent,
     InputRecorded,
     Notice,
@@ -68,6 +70,8 @@ from ensemble_tui.core.workspace import Workspace
 log = logging.getLogger(__name__)
 
 Emit = Callable[[EngineEvent], None]
+NOTHING_TO_BRING_BACK = "No replaced reply to bring back: only the last redo's, until a new question."
+BRING_BACK_BUSY = "A reply is under way: bring the replaced reply back once it has ended."
 REQUEST_KEY = "\x00request "  # a synthesis request's key among the texts checked (no provider's name)
 
 
@@ -77,10 +81,12 @@ class TurnInput:
 
     query: str
     message: ChatMessage | None  # the new input, or None for a retry or a redo
-    withdrawn: ChatMessage | None  # the reply a redo replaces
+    # The reply a redo replaces: left in the chat until the new reply is stored, and replaced in
+    # that same commit; a redo that fails, is refused or is cancelled leaves it where it is.
+    withdrawn: ChatMessage | None
 
     def base(self, history: list[ChatMessage]) -> list[ChatMessage]:
-        """The history this turn's messages follow: a redo's old reply left out."""
+        """The history this turn's reply follows: a redo's old reply left out."""
         return history[:-1] if self.withdrawn is not None else list(history)
 
     def context(self, history: list[ChatMessage]) -> tuple[Turn, ...]:
@@ -180,6 +186,23 @@ class Engine:
                 yield event
         finally:
             await handle.events.aclose()
+
+    async def bring_back(self) -> ChatReloaded | str:
+        """Put the reply the last redo replaced back in place of the redo's (which is kept as the
+        replaced one in turn, so nothing is lost), stored through the one commit. Returns the
+        chat as it now stands, or one line saying why nothing changed (a turn running, a newer
+        turn, no redo, a save that failed)."""
+        if self.running:
+            return BRING_BACK_BUSY
+        await self._catch_up(lambda _event: None)  # another process's newer turn counts too
+        after = brought_back(self.workspace.session)
+        if after is None:
+            return NOTHING_TO_BRING_BACK
+        try:
+            await save(self.workspace, TurnChange(after, [], [], {}, 0.0, None), lambda _event: None)
+        except OSError as exc:
+            return save_failure(exc, self.workspace.paths.root, None)
+        return reloaded(self.workspace.session)
 
     # ----- one turn ----------------------------------------------------------------------------
 
@@ -414,8 +437,10 @@ class Engine:
         """Change the session once, as the turn's outcome says, and save it in a worker thread;
         returns the row of the turn's stored record (None: not stored).
 
-        A final reply adds the input (if new) and the reply; a failure keeps the input, the
-        outputs and the resubmissions; a cancel keeps only the cost. A turn that cannot be
+        A final reply adds the input (if new) and the reply, or, for a redo, replaces the old
+        reply (kept as `replaced`, to be brought back); a failure keeps the input, the outputs
+        and the resubmissions, and a failed redo leaves the chat's messages as they were; a
+        cancel keeps only the cost. A turn that cannot be
         stored is reported (TurnNotSaved), its reply written to a recovery file; the session
         is kept in memory, so the next save that succeeds stores it too.
         """
@@ -429,18 +454,21 @@ class Engine:
         kept = outcome != "cancelled"
         history = list(session.history)
         appended: list[ChatMessage] = []
+        replaced = session.replaced
         if kept:
+            # A redo's old reply goes only here, with its replacement in the same commit; a
+            # failed redo leaves the chat as it was (its reply in place, nothing marked failed).
             history = given.base(history) if reply is not None else history
             if given.message is not None:
                 history.append(given.message)
             history = with_failure(history, failure)  # a failed input keeps why; a retry answered, not
             if given.message is not None:
                 appended.append(history[-1])
+                replaced = None  # a newer turn: the reply a redo replaced can no longer come back
             if reply is not None:
                 history.append(reply)
                 appended = [appended[0] if appended else ChatMessage(role="user", text=given.query), reply]
-            elif given.withdrawn is not None:  # a failed redo: its question is left to retry
-                history = with_failure(given.base(history), failure)
+                replaced = given.withdrawn
         outputs = dict(runner.outputs) if runner and kept else {}
         resubmissions = list(runner.resubmissions) if runner and kept else []
         after = session.model_copy(
@@ -451,6 +479,7 @@ class Engine:
                 "cost_usd": session.cost_usd + spent,
                 "last_mode": mode.value if kept else session.last_mode,
                 "last_style": style.value if kept else session.last_style,
+                "replaced": replaced,
             }
         )
         turn = caller.ledger.turn if caller and isinstance(caller.ledger, SqliteLedger) else None

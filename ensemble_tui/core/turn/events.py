@@ -21,7 +21,8 @@ LEFT_OUT = "Claim map left out:"  # how a ClaimsLeftOut reads; never matched aga
 @dataclass(frozen=True)
 class InputRecorded:
     """The turn began: `message` is the new input shown in the chat (None for a retry or a
-    redo, whose question is already there); `withdrawn` is the reply a redo takes away."""
+    redo, whose question is already there); `withdrawn` is the reply a redo would replace
+    (it stays in the chat until the new reply is stored, and stays for good if the redo fails)."""
 
     mode: RunMode
     query: str

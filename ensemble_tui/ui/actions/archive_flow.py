@@ -78,9 +78,11 @@ class ArchiveFlow:
         turns = self._runs_or_notice()
         if turns is None:
             return
+        from ensemble_tui.core.records.report import replaced_runs
         from ensemble_tui.ui.screens.report import ReportScreen
 
-        self.ctx.app.push_screen(ReportScreen(turns, self.ctx.workspace.extra_providers))
+        replaced = replaced_runs([stored.record for stored in turns], self.ctx.workspace.session.history)
+        self.ctx.app.push_screen(ReportScreen(turns, self.ctx.workspace.extra_providers, replaced=replaced))
 
     def show_compare(self, tab: str = "proposals") -> None:
         """The last run's proposals side by side (Ctrl+F), checked against the chat's PDF, and

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from ensemble_tui.core.chat.modes import Style, parse_run_mode
 from ensemble_tui.core.chat.runlog import TurnRecord
-from ensemble_tui.core.records.report import turn_report
+from ensemble_tui.core.records.report import outcome_label, turn_report
 from ensemble_tui.core.store.archive import StoredTurn
 from ensemble_tui.ui.chat_log.rendering import markdown, plain
 from ensemble_tui.ui.screens.export_picker import ExportChoice, ExportPicker
@@ -46,14 +46,14 @@ def describe_run(record: TurnRecord, extra_providers: Sequence[str] = ()) -> str
     return run_label(mode, style)
 
 
-def run_option(number: int, record: TurnRecord, extra_providers: Sequence[str]) -> Text:
+def run_option(number: int, record: TurnRecord, extra_providers: Sequence[str], replaced: bool = False) -> Text:
     """One line of the list of runs: number, mode and style, outcome, the question."""
     question = " ".join(record.query.split())
     if len(question) > QUESTION_CHARS:
         question = question[: QUESTION_CHARS - 1] + "…"
     text = Text(f"{number}. ", style="bold", end="", no_wrap=True, overflow="ellipsis")
     text.append_text(plain(describe_run(record, extra_providers)))
-    text.append(f" · {record.outcome} · ", style="dim" if record.outcome == "final" else "bold red")
+    text.append(f" · {outcome_label(record, replaced)} · ", style="dim" if record.outcome == "final" else "bold red")
     text.append_text(plain(question))
     return text
 
@@ -85,10 +85,15 @@ class ReportScreen(Screen[None]):
             self.number = number
 
     def __init__(
-        self, turns: Sequence[StoredTurn], extra_providers: Sequence[str] = (), start: int | None = None
+        self,
+        turns: Sequence[StoredTurn],
+        extra_providers: Sequence[str] = (),
+        start: int | None = None,
+        replaced: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__()
         self.turns = list(turns)
+        self.replaced = replaced  # the runs whose reply a redo replaced (core/records/report.py)
         self.extra_providers = tuple(extra_providers)
         self.index = len(self.turns) - 1 if start is None else start
 
@@ -101,7 +106,10 @@ class ReportScreen(Screen[None]):
             yield Label(Text("Runs of this chat (←/→ or ↑/↓ pick one)", style="bold"), classes="report-runs-title")
             yield OptionList(
                 *(
-                    Option(run_option(number, stored.record, self.extra_providers), id=str(number - 1))
+                    Option(
+                        run_option(number, stored.record, self.extra_providers, number - 1 in self.replaced),
+                        id=str(number - 1),
+                    )
                     for number, stored in enumerate(self.turns, start=1)
                 ),
                 id="report-runs",
@@ -126,7 +134,7 @@ class ReportScreen(Screen[None]):
         title = Text(f"Run report · run {index + 1} of {len(self.turns)} · ", style="bold", end="")
         title.append_text(plain(describe_run(record, self.extra_providers)))
         sections: list[Static | HorizontalScroll] = [Static(title, classes="report-title")]
-        for section in turn_report(record):
+        for section in turn_report(record, replaced=index in self.replaced):
             shown = Static(markdown(f"## {section.title}\n\n{section.markdown}"), classes="report-section")
             # A section that is one table keeps its columns whole and scrolls sideways when narrow.
             wide = section.markdown.lstrip().startswith("|")

@@ -53,6 +53,16 @@ MAPPED = "Claims mapped."  # after that line when the claim map came after the r
 FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
 SETTLE_DELAY_S = 1.0  # idle time after a turn before a full collection may run (ui/gc_schedule.py)
 CANCELLED = "Cancelled - nothing of that run was kept."
+REDO_PREFIX = "Redo: "  # before a redo's progress lines, so the line still names it
+BROUGHT_BACK = "The replaced reply is back (the same palette action swaps the two again)."
+REDO_FAILED = "The redo stopped - the last reply is kept as it was."
+
+
+def redo_line(turn: ActiveTurn) -> str:
+    """What the status line says as a redo starts (a restyle is a redo in a new style)."""
+    if turn.reuse:
+        return f"Restyling the last reply as {turn.label}…"
+    return f"Redoing the last reply with {turn.label}…"
 
 
 class TurnHost(Protocol):
@@ -155,6 +165,23 @@ class TurnController(Widget):
         """Run one turn and forward its events; starting another turn cancels this worker."""
         async for event in self.host.engine.run(turn.mode, turn.text, turn.style, turn.reuse, turn.reused_from):
             self.post_message(TurnEventPosted(turn.run_id, event))
+
+    def bring_back(self) -> None:
+        """The palette's "Bring back the replaced reply": the engine puts the reply the last redo
+        replaced back (stored through the one commit) and the chat shows what it now holds."""
+        if self.running:
+            self.host.notify(self.busy_message(), severity="warning", markup=False)
+            return
+        self._bring_back()
+
+    @work(group="bring-back", exit_on_error=False)
+    async def _bring_back(self) -> None:
+        result = await self.host.engine.bring_back()
+        if isinstance(result, str):  # why nothing changed, one line
+            self.host.chat.status.show(result)
+            return
+        self.host.chat.log_view.sync(list(result.history))
+        self.host.chat.status.show(BROUGHT_BACK)
 
     def cancel(self) -> None:
         """Esc: the engine rolls the turn back and says so (TurnRolledBack)."""
@@ -260,6 +287,8 @@ class TurnController(Widget):
                 turn.chat_from, turn.shows_input, turn.withdrawn = len(kept), event.message is not None, event.withdrawn
                 turn.resubmissions_from = len(host.resubmissions.log_view.items)
                 chat.sync([*kept, event.message] if event.message is not None else kept)
+                if event.withdrawn is not None:  # one key redoes at once: the line says what runs
+                    host.chat.status.show(redo_line(turn))
             case ev.ChatReloaded():
                 # The chat is shown as it now stands, this turn's messages in it as the core has them.
                 turn.chat_from = turn.withdrawn = None
@@ -269,7 +298,8 @@ class TurnController(Widget):
                 host.chat.status.set_cost(event.cost_usd)
             case ev.StatusChanged():
                 if turn.running:  # else the line shows the reply's end (a late commit waiting)
-                    host.chat.status.update_status(event.text, event.answered, event.waiting)
+                    text = f"{REDO_PREFIX}{event.text}" if turn.withdrawn is not None else event.text
+                    host.chat.status.update_status(text, event.answered, event.waiting)
             case ev.RetryScheduled():
                 host.chat.status.set_retry(event.line)
             case ev.ProposalReceived():
@@ -306,8 +336,12 @@ class TurnController(Widget):
             case ev.RunFailed():
                 turn.input_kept = event.input_kept
                 host.add_notice(event.message, "error")
-                retry = " Enter on an empty input retries it." if event.input_kept else ""
-                host.chat.status.show(f"The run stopped.{retry}")
+                if turn.withdrawn is not None:  # a failed redo: the core kept the reply; so does the chat
+                    self._unshow(turn)
+                    host.chat.status.show(REDO_FAILED)
+                else:
+                    retry = " Enter on an empty input retries it." if event.input_kept else ""
+                    host.chat.status.show(f"The run stopped.{retry}")
                 host.drafts.changed()
                 self._finish()
             case ev.TurnRolledBack():

@@ -45,8 +45,20 @@ EDIT_KEYS: Final = _edit_keys()
 ANOTHER_ENTER: Final = None  # in `_held`: an Enter typed while the question before it was being taken
 
 PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line · empty Enter redoes the last reply"
-# On a narrow screen the placeholder is cut to what fits on the box's first line.
-SHORT_PLACEHOLDER = "Ask about the paper…  Enter sends · Ctrl+J new line"
+# Narrower boxes get the first of these that fits on the box's first line; every one keeps the
+# redo hint, since an empty Enter starts a paid run at once (issue 35 #1). 80 columns: the second.
+NARROWER_PLACEHOLDERS = (
+    "Ask… Enter sends · Ctrl+J new line · empty Enter redoes the last reply",
+    "Enter sends · empty Enter redoes the last reply",
+    "Empty Enter redoes the last reply",
+)
+
+
+def placeholder_for(width: int) -> str:
+    """The longest placeholder that fits `width` cells on one line (the shortest if none does)."""
+    return next(
+        (text for text in (PLACEHOLDER, *NARROWER_PLACEHOLDERS) if len(text) <= width), NARROWER_PLACEHOLDERS[-1]
+    )
 
 
 class ChatInput(TextArea):
@@ -146,9 +158,9 @@ class ChatInput(TextArea):
             await self.run_action(action)
 
     def on_resize(self, event: events.Resize) -> None:
-        """The whole placeholder where it fits on one line, else the short one: the box starts
+        """The whole placeholder where it fits on one line, else a shorter one: the box starts
         one line high and a wrapped placeholder would be cut mid-sentence."""
-        self.placeholder = PLACEHOLDER if len(PLACEHOLDER) <= self.content_size.width else SHORT_PLACEHOLDER
+        self.placeholder = placeholder_for(self.content_size.width)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         """Keep the cursor in view once the box has its new height. The box grows with its text
