@@ -9,6 +9,7 @@ import sys
 from textual.widgets import Button
 
 from ensemble_tui.core.store import budget_ledger
+from ensemble_tui.ui.chat_log.chat_view import ChatNotice
 from tests.ui.conftest import SIZE, show_pane, wait_until
 
 
@@ -44,7 +45,8 @@ async def test_the_palette_releases_a_crashed_turns_reservations(workspace, chat
         (release,) = [c for c in app.get_system_commands(app.screen) if c.title == "Release unconfirmed reservations"]
         release.callback()
         await wait_until(pilot, lambda: app.chat.status.text.startswith("Released $0.49"))
-        assert "\n" not in app.chat.status.text and "billed" in app.chat.status.text
+        warnings = [str(n.content) for n in app.query(ChatNotice) if n.kind == "warning"]
+        assert any("Released $0.49" in line and "billed" in line for line in warnings)
         await wait_until(pilot, lambda: "unconfirmed" not in cost_text(app))
         assert ledger_rows(workspace) == []
         release.callback()  # nothing left: it says so

@@ -20,9 +20,10 @@ from ensemble_tui.core.chat.session import SessionData
 from ensemble_tui.core.errors import EnsembleError
 
 NO_TURN = "This chat has no turn to restyle yet - ask a question first."
-SINGLE = "The last turn was answered by {mode} alone: there are no proposals to deliberate on - redo it with All."
-NO_PROPOSALS = "The last turn has no proposals to reuse (it stopped before any came back) - redo it instead."
-NO_RECORD = "The last turn's run record is not in the archive, so its proposals cannot be reused - redo it instead."
+# Each fits the status line at 80 columns (78 cells; tests/ui/test_status_messages_fit.py).
+SINGLE = "{mode} answered alone: no proposals to restyle. Redo the turn with All."
+NO_PROPOSALS = "The last turn stopped before any proposal came back: redo it instead."
+NO_RECORD = "The last turn's run record is not in the archive: redo it instead."
 
 
 class RestyleRefused(EnsembleError):

@@ -13,12 +13,14 @@ import asyncio
 import logging
 import sqlite3
 
+from ensemble_tui.core.money import cents
 from ensemble_tui.core.store.budget_ledger import release, tally
 from ensemble_tui.core.turn.costs import unconfirmed_phrase
 from ensemble_tui.ui.actions.context import AppContext
 
 log = logging.getLogger(__name__)
 
+RELEASED = "Released {amount} unconfirmed: the warning above says what that means."
 NOTHING_TO_RELEASE = "This chat has no unconfirmed reservations: nothing to release."
 UNREADABLE = "The budget ledger cannot be read or written: {error}."
 
@@ -56,10 +58,15 @@ class BudgetActions:
         """Release the open chat's unconfirmed reservations; the status line says what that means."""
         session_id = self.ctx.workspace.session.id
         try:
+            held, _ = await asyncio.to_thread(self._unconfirmed, session_id)
             warning = await asyncio.to_thread(release, self.ctx.workspace.archive, session_id)
             amount, phrase = await asyncio.to_thread(self._unconfirmed, session_id)
         except (sqlite3.Error, OSError) as exc:
-            self.ctx.say(UNREADABLE.format(error=exc))
+            self.ctx.add_notice(UNREADABLE.format(error=exc), "error")
             return
         self._show(session_id, amount, phrase)
-        self.ctx.say(warning or NOTHING_TO_RELEASE)
+        if warning is None:
+            self.ctx.say(NOTHING_TO_RELEASE)
+            return
+        self.ctx.add_notice(warning, "warning")  # the whole warning; the status line has 78 cells
+        self.ctx.say(RELEASED.format(amount=cents(held)))
