@@ -20,10 +20,13 @@ from ensemble_tui.core.records.restyle import (
     plan_restyle,
     restyle_source,
 )
-from ensemble_tui.core.turn.events import ReplyCommitted
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ReplyCommitted, RunFailed
+from ensemble_tui.core.turn.failure_lines import RESTYLE_RACED
+from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator.demo import ranking
 from tests.core.helpers import of_type, run_turn
-from tests.support import fatal
+from tests.support import ScriptedProvider, fatal
 
 NAMES = ("ChatGPT", "Claude", "Gemini", "OpenAI", "Anthropic", "Google")
 
@@ -142,3 +145,36 @@ async def test_a_proposer_that_failed_in_the_turn_is_the_only_one_asked_again(wo
 async def run_turn_with(engine, plan) -> None:
     async for _event in engine.run(plan.mode, "", plan.style, plan.reuse, plan.reused_from):
         pass
+
+
+async def test_a_restyle_refuses_when_another_process_added_a_turn_since_its_proposals(home):
+    """Issue 34 §6: the proposals answer the turn that was last when the restyle was planned; a
+    turn another process added since must not be replaced by a reply to the older question."""
+
+    def scripted_in(workspace: Workspace) -> dict[str, ScriptedProvider]:
+        providers = {label: ScriptedProvider(label) for label in ("ChatGPT", "Claude", "Gemini")}
+        for label, provider in providers.items():
+            provider.default = f"{label} answer"
+        workspace.attach_providers(providers, {})  # type: ignore[arg-type]
+        workspace.update_settings(claim_map=False)
+        return providers
+
+    here, elsewhere = Workspace.open(home), Workspace.open(home)
+    mine = scripted_in(here)
+    scripted_in(elsewhere)
+
+    await run_turn(Engine(here), Mode.ALL, "First question")
+    records = [stored.record for stored in here.archive.turns(here.session.id)]
+    plan = plan_restyle(here.session, records, Style.COUNCIL)
+    elsewhere.session = elsewhere.store.changed_elsewhere(elsewhere.session) or elsewhere.session
+    await run_turn(Engine(elsewhere), Mode.CHATGPT, "A question from another process")
+    for provider in mine.values():
+        provider.calls.clear()
+
+    events = [e async for e in Engine(here).run(plan.mode, "", plan.style, plan.reuse, plan.reused_from)]
+
+    assert [event.message for event in of_type(events, RunFailed)] == [RESTYLE_RACED]
+    assert all(provider.calls == [] for provider in mine.values())
+    stored = Workspace.open(home).session.history
+    assert [m.text for m in stored if m.role == "user"] == ["First question", "A question from another process"]
+    assert stored[-1].text == "ChatGPT answer"

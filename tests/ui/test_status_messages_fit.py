@@ -7,6 +7,7 @@ import pytest
 
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.records import restyle
+from ensemble_tui.core.turn.failure_lines import RESTYLE_RACED
 from ensemble_tui.ui.actions import archive_flow, budget_actions
 from ensemble_tui.ui.screens.claims import NO_MAP
 from ensemble_tui.ui.turns.turn_controller import CANCELLED
@@ -22,6 +23,7 @@ MESSAGES = [
     restyle.SINGLE.format(mode="Mistral Large"),  # a single model's turn: an added provider's name
     restyle.NO_PROPOSALS,
     restyle.NO_RECORD,
+    RESTYLE_RACED,
     archive_flow.NO_RUNS,
     archive_flow.NO_PROPOSALS,
     NO_MAP,

@@ -57,7 +57,7 @@ from ensemble_tui.core.turn.events import (
     TurnNotSaved,
     TurnRolledBack,
 )
-from ensemble_tui.core.turn.failure_lines import failure_message, save_failure
+from ensemble_tui.core.turn.failure_lines import RESTYLE_RACED, failure_message, save_failure
 from ensemble_tui.core.turn.handle import TurnHandle, TurnPhase
 from ensemble_tui.core.turn.late_map import LateMap
 from ensemble_tui.core.turn.retry import RetryPolicy
@@ -188,8 +188,12 @@ class Engine:
     ) -> None:
         emit = handle.emit
         workspace = self.workspace
+        turns_known = len(workspace.session.history)
         await self._catch_up(emit)
         session = workspace.session
+        if reuse and len(session.history) != turns_known:  # the proposals answer a turn no longer last
+            emit(RunFailed(RESTYLE_RACED, input_kept=True))
+            return
         given = turn_input(session, text)
         if not given.query:
             emit(RunFailed("Nothing to redo yet - type a question first."))
