@@ -9,6 +9,7 @@ import pytest
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
+from ensemble_tui.core.records.compare import compare_rounds
 from ensemble_tui.core.records.report import report_markdown
 from ensemble_tui.core.records.restyle import (
     NO_PROPOSALS,
@@ -178,3 +179,23 @@ async def test_a_restyle_refuses_when_another_process_added_a_turn_since_its_pro
     stored = Workspace.open(home).session.history
     assert [m.text for m in stored if m.role == "user"] == ["First question", "A question from another process"]
     assert stored[-1].text == "ChatGPT answer"
+
+
+async def test_a_restyle_of_a_restyle_names_the_run_that_made_the_proposals(workspace, scripted, make_engine):
+    """Issue 35: "3 proposer calls saved (reused from run 2)" where run 2 had itself reused run 1;
+    and Compare shows the reused proposals marked as reused, not "no calls recorded" (34 §6)."""
+    for label, provider in scripted.items():
+        provider.scripts["proposer"] = [f"Proposal of {label}."]
+        provider.default = "FINAL REPLY:\nmerged"
+    well_formed_rankings(scripted)
+    engine = make_engine()
+    await run_turn(engine, Mode.ALL, "Q")
+    for style in (Style.COUNCIL, Style.AGGREGATE):
+        records = [stored.record for stored in workspace.archive.turns(workspace.session.id)]
+        await run_turn_with(engine, plan_restyle(workspace.session, records, style))
+
+    third = workspace.archive.turns(workspace.session.id)[-1].record
+    assert third.reused_from == 1
+    assert "3 proposer calls saved (reused from run 1)" in report_markdown(third)
+    first_round = compare_rounds(third)[0]
+    assert {p.figures for p in first_round.proposals} == {"reused from run 1 · no call"}

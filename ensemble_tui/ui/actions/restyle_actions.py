@@ -97,5 +97,5 @@ class Restyling:
             ctx.add_notice(refused, "error")
             return
         self.turn_keys.choose_style(style)
-        self.turns.start(found.mode, "", reuse=found.proposals, reused_from=found.run)
+        self.turns.start(found.mode, "", reuse=found.proposals, reused_from=found.origin)
         ctx.say(f"Restyling {source_line(found)} as {style.label}: no proposer is asked again.")
