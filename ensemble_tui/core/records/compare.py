@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.turn.styles.ranking import shared_places
 
 MEDALS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
 PROPOSING_ROLES = ("proposer", "single")
@@ -109,7 +110,8 @@ def _standings(artifacts: list[Artifact]) -> dict[str, str]:
         return {}
     data: dict[str, Any] = votes[-1].data
     lines: dict[str, str] = {}
-    for place, position in enumerate(data.get("positions") or [], start=1):
+    positions = data.get("positions") or []
+    for place, position in zip(shared_places([p.get("average") for p in positions]), positions, strict=True):
         average = position.get("average")
         lines[position["author"]] = f"place {place}" + ("" if average is None else f" · average {average:.2f}")
     medals = data.get("medals") or {}

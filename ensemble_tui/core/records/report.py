@@ -14,6 +14,7 @@ from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.money import SIMULATED_LABEL, amount, money
 from ensemble_tui.core.records.restyle import saved_line
 from ensemble_tui.core.text.markdown_blocks import nest_headings
+from ensemble_tui.core.turn.styles.ranking import shared_places
 
 MEDAL_MARKS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
 
@@ -138,7 +139,7 @@ def _vote_table(vote: Artifact) -> str:
     if positions := vote.data.get("positions"):
         rows = [
             [place, p["author"], "-" if p["average"] is None else f"{p['average']:.2f}", p["ballots"]]
-            for place, p in enumerate(positions, start=1)
+            for place, p in zip(shared_places([p["average"] for p in positions]), positions, strict=True)
         ]
         counted = f"\n\n{vote.data.get('ballots_counted', 0)} of {vote.data.get('ballots_asked', 0)} ballots counted."
         return table(["place", "model", "average position", "ballots"], rows) + counted
