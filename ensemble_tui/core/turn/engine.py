@@ -454,7 +454,7 @@ class Engine:
                 "last_outputs": {**session.last_outputs, **outputs},
                 "cost_usd": session.cost_usd + spent,
                 "last_mode": mode.value if kept else session.last_mode,
-                "last_style": style.value if kept else session.last_style,
+                "last_style": style.value if kept and not record.calls_saved else session.last_style,  # not a restyle's
             }
         )
         turn = caller.ledger.turn if caller and isinstance(caller.ledger, SqliteLedger) else None
