@@ -125,3 +125,14 @@ def test_council_ties_share_a_place():
         "place 3 · average 2.00",
     ]
     assert "| 1 | Claude |" in report_markdown(record("council", [], artifacts))
+
+
+def test_the_run_report_shows_each_debate_round_once():
+    """Issue 35: the debate rounds appeared twice in the run report (as answers and as rounds)."""
+    artifacts = [
+        Artifact("answer", "ChatGPT", "first A", round=1),
+        Artifact("answer", "ChatGPT", "debated A", round=2),
+        Artifact("debate", "ChatGPT", "debated A", round=2, data={"agent": "A", "rationale": "", "messages": {}}),
+    ]
+    shown = report_markdown(record("debate", [], artifacts))
+    assert shown.count("debated A") == 1 and "first A" in shown and "Debate rounds" in shown

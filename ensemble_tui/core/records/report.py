@@ -172,7 +172,10 @@ def turn_report(record: TurnRecord, page: bool = False) -> list[ReportSection]:
     sections = [ReportSection("Summary", _summary(record, page)), ReportSection("Calls", _calls(record))]
     for auto in by_kind.get("auto", []):  # what auto mode decided, and why (core/turn/auto.py)
         sections.append(ReportSection("Auto", auto.text))
-    if answers := by_kind.get("answer"):
+    answers = by_kind.get("answer", [])
+    if by_kind.get("debate") and answers:  # the later rounds' answers are the debate rounds, shown below
+        answers = [a for a in answers if a.round == min(b.round for b in answers)]
+    if answers:
         sections.append(ReportSection("Answers", _texts(answers, lambda a: f"{a.author} · round {a.round}", page)))
     if aside := by_kind.get("auto-sample"):
         title = "Set aside by auto"
