@@ -52,8 +52,11 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
     if for_reading:
         workspace = Workspace.for_reading(root)
     else:
+        # An empty folder is a new home (made by the user, or by resolve_home, for it): making it
+        # private is part of creating it, not news; a warning-like line there misled (issue 35).
+        new = not Path(root).is_dir() or not any(Path(root).iterdir())
         tightened = make_private(root)
-        if tightened:
+        if tightened and not new:
             say(f"made the home folder {root} private to you (0700 folders, 0600 files): {', '.join(tightened)}")
         workspace = Workspace.open(root)
     workspace.demo = demo

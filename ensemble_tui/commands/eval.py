@@ -253,12 +253,27 @@ def model_ids(workspace: Workspace) -> list[str]:
     return [model for model in models if model]
 
 
+def time_left(elapsed_s: float, done: int, total: int) -> str:
+    """ "about 4m 00s left", from the pace of the questions done so far. Rich's own column read
+    its speed from the updates of its last 30 s, which an eval (one question can take minutes)
+    rarely has, and showed 0:00:00 throughout (issue 35)."""
+    if done >= total:
+        return "done"
+    if done <= 0 or elapsed_s <= 0:
+        return "time left: estimating"
+    seconds = round(elapsed_s / done * (total - done))
+    hours, rest = divmod(seconds, 3600)
+    clock = f"{hours}h {rest // 60:02d}m" if hours else f"{rest // 60}m {rest % 60:02d}s"
+    return f"about {clock} left"
+
+
 def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
     """The eval with a progress bar on stderr: questions done, dollars spent, time left."""
     import asyncio
+    import time
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from ensemble_tui.core.money import money
 
@@ -266,14 +281,15 @@ def run_with_progress(runner: Any, total: int, demo: bool) -> Any:
         TextColumn("eval"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("questions · {task.fields[spent]}"),
-        TimeRemainingColumn(),
+        TextColumn("questions · {task.fields[spent]} · {task.fields[left]}"),
     )
+    started = time.monotonic()
     with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
-        task = progress.add_task("eval", total=total, spent=money(0.0, simulated=demo))
+        task = progress.add_task("eval", total=total, spent=money(0.0, simulated=demo), left=time_left(0, 0, total))
 
         def update(done: int, spent: float) -> None:
-            progress.update(task, completed=done, spent=money(spent, simulated=demo))
+            left = time_left(time.monotonic() - started, done, total)
+            progress.update(task, completed=done, spent=money(spent, simulated=demo), left=left)
 
         runner.progress = update
         return asyncio.run(runner.run())

@@ -54,7 +54,7 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
         question = " ".join(chat.first_question.split())
         question = question if len(question) <= 60 else question[:59] + "…"
         replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
-        spent = amount(chat.cost_usd, simulated=simulated)
+        spent = amount(chat.cost_usd, simulated=simulated) if simulated else f"${chat.cost_usd:.4f}"  # one format
         print(f"{chat.id:<{width}}  {date}  {replies:>10}  {spent:<{cost_width}}  {question}", file=out)
         if (note := unconfirmed_note(workspace, chat.id)) is not None:  # a crashed turn's reservations
             print(note, file=out)

@@ -36,6 +36,7 @@ from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui import layout, warm_up
 from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
+from ensemble_tui.ui.actions.budget_actions import BudgetActions
 from ensemble_tui.ui.actions.context import AppContext, MainPanes, model_line
 from ensemble_tui.ui.actions.message_cursor import MessageCursor
 from ensemble_tui.ui.actions.pane_switching import PaneSwitching
@@ -122,6 +123,7 @@ class EnsembleApp(App[int]):
         )
         self.reply_actions = ReplyActions(self.ctx, folder_opener)
         self.message_cursor = MessageCursor(self.ctx, self.show_session, busy=lambda: self.turns.running)
+        self.budget_actions = BudgetActions(self.ctx)
         self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), self, self.turn_keys.draft_now)
         self.default_mode: RunMode = Mode.ALL
         self.style = Style.AGGREGATE
@@ -315,6 +317,7 @@ class EnsembleApp(App[int]):
         self.chat.log_view.show(session.history)
         self.resubmissions.log_view.show(session.resubmissions)
         self.chat.status.set_cost(session.cost_usd, simulated=self.workspace.demo)
+        self.run_worker(self.budget_actions.refresh(), group="budget", exit_on_error=False)
         for provider in self.model_providers:
             self.model_pane(provider).show(session.last_outputs.get(provider), *self.model_line(provider))
         self.pdf_actions.show(session.pdf_path)
@@ -480,6 +483,10 @@ class EnsembleApp(App[int]):
     @on(SettingsPane.SettingChanged)
     def _setting_changed(self, event: SettingsPane.SettingChanged) -> None:
         self.preferences.setting_changed(event)
+
+    @on(SettingsPane.ReleaseRequested)
+    def _release_requested(self) -> None:
+        self.run_worker(self.budget_actions.release(), group="budget", exit_on_error=False)
 
     def on_report_screen_export_requested(self, message: ReportScreen.ExportRequested) -> None:
         message.stop()

@@ -353,6 +353,14 @@ def action_table() -> tuple[AppAction, ...]:
             "reply_actions.show_earlier",
             palette="Show earlier messages",
         ),
+        AppAction(
+            "budget.release",
+            "Release unconfirmed",
+            "Stop counting the reservations of a turn cut off by a crash (they may have been billed)",
+            None,
+            "budget_actions.release",
+            palette="Release unconfirmed reservations",
+        ),
     )
 
 

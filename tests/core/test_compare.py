@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.records.compare import compare_rounds
+from ensemble_tui.core.records.report import report_markdown
 
 
 def call(provider: str, role: str = "proposer", attempt: int = 1, latency: float = 1.0, cost: float = 0.001):
@@ -110,3 +111,28 @@ def test_a_cancelled_run_is_marked_in_every_round():
     finished = record("aggregate", [call("ChatGPT"), call("Claude")], artifacts)
     finished.outcome = "final"
     assert compare_rounds(finished)[0].mark == ""
+
+
+def test_council_ties_share_a_place():
+    """Issue 35: three answers at average 1.50 were shown as places 1, 2 and 3."""
+    positions = [{"author": name, "average": 1.5, "ballots": 2} for name in ("ChatGPT", "Claude", "Gemini")]
+    artifacts = [Artifact("answer", p["author"], "x", round=1) for p in positions]
+    artifacts.append(Artifact("vote", "", "", data={"positions": [*positions[:2], {**positions[2], "average": 2.0}]}))
+    (only,) = compare_rounds(record("council", [], artifacts))
+    assert [p.standing for p in only.proposals] == [
+        "place 1 · average 1.50",
+        "place 1 · average 1.50",
+        "place 3 · average 2.00",
+    ]
+    assert "| 1 | Claude |" in report_markdown(record("council", [], artifacts))
+
+
+def test_the_run_report_shows_each_debate_round_once():
+    """Issue 35: the debate rounds appeared twice in the run report (as answers and as rounds)."""
+    artifacts = [
+        Artifact("answer", "ChatGPT", "first A", round=1),
+        Artifact("answer", "ChatGPT", "debated A", round=2),
+        Artifact("debate", "ChatGPT", "debated A", round=2, data={"agent": "A", "rationale": "", "messages": {}}),
+    ]
+    shown = report_markdown(record("debate", [], artifacts))
+    assert shown.count("debated A") == 1 and "first A" in shown and "Debate rounds" in shown

@@ -9,6 +9,7 @@ import pytest
 from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
+from ensemble_tui.core.records.compare import compare_rounds
 from ensemble_tui.core.records.report import report_markdown
 from ensemble_tui.core.records.restyle import (
     NO_PROPOSALS,
@@ -20,10 +21,13 @@ from ensemble_tui.core.records.restyle import (
     plan_restyle,
     restyle_source,
 )
-from ensemble_tui.core.turn.events import ReplyCommitted
+from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.turn.events import ReplyCommitted, RunFailed
+from ensemble_tui.core.turn.failure_lines import RESTYLE_RACED
+from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator.demo import ranking
 from tests.core.helpers import of_type, run_turn
-from tests.support import fatal
+from tests.support import ScriptedProvider, fatal
 
 NAMES = ("ChatGPT", "Claude", "Gemini", "OpenAI", "Anthropic", "Google")
 
@@ -150,3 +154,56 @@ def test_after_a_failed_redo_the_restyle_starts_from_the_run_that_wrote_the_repl
     failed_redo = run("Q", outcome="failed", answers={1: {"ChatGPT": "other"}})
     source = restyle_source(answered("Q"), [wrote, failed_redo])
     assert source.run == 1 and source.proposals == {"ChatGPT": "A", "Claude": "B"}
+
+
+async def test_a_restyle_refuses_when_another_process_added_a_turn_since_its_proposals(home):
+    """Issue 34 §6: the proposals answer the turn that was last when the restyle was planned; a
+    turn another process added since must not be replaced by a reply to the older question."""
+
+    def scripted_in(workspace: Workspace) -> dict[str, ScriptedProvider]:
+        providers = {label: ScriptedProvider(label) for label in ("ChatGPT", "Claude", "Gemini")}
+        for label, provider in providers.items():
+            provider.default = f"{label} answer"
+        workspace.attach_providers(providers, {})  # type: ignore[arg-type]
+        workspace.update_settings(claim_map=False)
+        return providers
+
+    here, elsewhere = Workspace.open(home), Workspace.open(home)
+    mine = scripted_in(here)
+    scripted_in(elsewhere)
+
+    await run_turn(Engine(here), Mode.ALL, "First question")
+    records = [stored.record for stored in here.archive.turns(here.session.id)]
+    plan = plan_restyle(here.session, records, Style.COUNCIL)
+    elsewhere.session = elsewhere.store.changed_elsewhere(elsewhere.session) or elsewhere.session
+    await run_turn(Engine(elsewhere), Mode.CHATGPT, "A question from another process")
+    for provider in mine.values():
+        provider.calls.clear()
+
+    events = [e async for e in Engine(here).run(plan.mode, "", plan.style, plan.reuse, plan.reused_from)]
+
+    assert [event.message for event in of_type(events, RunFailed)] == [RESTYLE_RACED]
+    assert all(provider.calls == [] for provider in mine.values())
+    stored = Workspace.open(home).session.history
+    assert [m.text for m in stored if m.role == "user"] == ["First question", "A question from another process"]
+    assert stored[-1].text == "ChatGPT answer"
+
+
+async def test_a_restyle_of_a_restyle_names_the_run_that_made_the_proposals(workspace, scripted, make_engine):
+    """Issue 35: "3 proposer calls saved (reused from run 2)" where run 2 had itself reused run 1;
+    and Compare shows the reused proposals marked as reused, not "no calls recorded" (34 §6)."""
+    for label, provider in scripted.items():
+        provider.scripts["proposer"] = [f"Proposal of {label}."]
+        provider.default = "FINAL REPLY:\nmerged"
+    well_formed_rankings(scripted)
+    engine = make_engine()
+    await run_turn(engine, Mode.ALL, "Q")
+    for style in (Style.COUNCIL, Style.AGGREGATE):
+        records = [stored.record for stored in workspace.archive.turns(workspace.session.id)]
+        await run_turn_with(engine, plan_restyle(workspace.session, records, style))
+
+    third = workspace.archive.turns(workspace.session.id)[-1].record
+    assert third.reused_from == 1
+    assert "3 proposer calls saved (reused from run 1)" in report_markdown(third)
+    first_round = compare_rounds(third)[0]
+    assert {p.figures for p in first_round.proposals} == {"reused from run 1 · no call"}

@@ -51,7 +51,8 @@ async def test_the_palette_restyles_the_last_turn_without_asking_a_proposer(work
         reply = app.workspace.session.history[-1]
         assert reply.provenance is not None and "Council" in reply.provenance.line
         assert reply.provenance.line.endswith("restyled")
-        assert app.style is Style.COUNCIL  # the chat's style follows, as F7 would set it
+        # Issue 35: a restyle does not switch the chat's style; the reply's provenance names it.
+        assert app.style is Style.AGGREGATE and app.workspace.session.last_style == "aggregate"
         record = app.workspace.archive.turns(app.workspace.session.id)[-1].record
         assert (record.style, record.calls_saved, record.reused_from) == ("council", 3, 1)
         titles = [t for t in palette_titles(app) if t.startswith("Same turn")]

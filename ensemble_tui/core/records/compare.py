@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
+from ensemble_tui.core.turn.styles.ranking import shared_places
 
 MEDALS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
 PROPOSING_ROLES = ("proposer", "single")
@@ -26,12 +27,14 @@ class Proposal:
     calls: int  # the calls (retries included) the figures add up
     whole_run: bool  # the figures cover all of this model's proposing calls, not this round's alone
     standing: str  # "rank 1 · 7 points", "🥇 gold · 7 points", "place 1 · average 1.50"; "" if none
+    reused_from: int = 0  # a restyle's proposal: the run that made it (no call in this run)
 
     @property
     def figures(self) -> str:
-        """ "4.20 s · $0.0012", with "(all rounds)" when they cannot be told apart by round."""
+        """ "4.20 s · $0.0012", with "(all rounds)" when they cannot be told apart by round;
+        "reused from run 2 · no call" for a restyle's proposal."""
         if not self.calls:
-            return "no calls recorded"
+            return f"reused from run {self.reused_from} · no call" if self.reused_from else "no calls recorded"
         line = f"{self.latency_s:.2f} s · ${self.cost_usd:.4f}"
         return line + " (all rounds)" if self.whole_run else line
 
@@ -75,6 +78,7 @@ def compare_rounds(record: TurnRecord) -> list[CompareRound]:
                     calls=len(calls),
                     whole_run=not per_round and len(answered) > 1,
                     standing=standings.get(answer.author, "") if last else "",
+                    reused_from=record.reused_from if position == 0 and not calls else 0,
                 )
             )
         rounds.append(CompareRound(number, _title(record.style, position), tuple(proposals), record.outcome))
@@ -106,7 +110,8 @@ def _standings(artifacts: list[Artifact]) -> dict[str, str]:
         return {}
     data: dict[str, Any] = votes[-1].data
     lines: dict[str, str] = {}
-    for place, position in enumerate(data.get("positions") or [], start=1):
+    positions = data.get("positions") or []
+    for place, position in zip(shared_places([p.get("average") for p in positions]), positions, strict=True):
         average = position.get("average")
         lines[position["author"]] = f"place {place}" + ("" if average is None else f" · average {average:.2f}")
     medals = data.get("medals") or {}

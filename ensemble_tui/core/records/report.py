@@ -17,6 +17,7 @@ from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.core.money import SIMULATED_LABEL, amount, money
 from ensemble_tui.core.records.restyle import saved_line
 from ensemble_tui.core.text.markdown_blocks import nest_headings
+from ensemble_tui.core.turn.styles.ranking import shared_places
 
 MEDAL_MARKS = {"gold": "🥇 gold", "silver": "🥈 silver", "bronze": "🥉 bronze"}
 
@@ -178,7 +179,7 @@ def _vote_table(vote: Artifact) -> str:
     if positions := vote.data.get("positions"):
         rows = [
             [place, p["author"], "-" if p["average"] is None else f"{p['average']:.2f}", p["ballots"]]
-            for place, p in enumerate(positions, start=1)
+            for place, p in zip(shared_places([p["average"] for p in positions]), positions, strict=True)
         ]
         counted = f"\n\n{vote.data.get('ballots_counted', 0)} of {vote.data.get('ballots_asked', 0)} ballots counted."
         return table(["place", "model", "average position", "ballots"], rows) + counted
@@ -213,7 +214,10 @@ def turn_report(record: TurnRecord, page: bool = False, replaced: bool = False) 
     sections = [ReportSection("Summary", _summary(record, page, replaced)), ReportSection("Calls", _calls(record))]
     for auto in by_kind.get("auto", []):  # what auto mode decided, and why (core/turn/auto.py)
         sections.append(ReportSection("Auto", auto.text))
-    if answers := by_kind.get("answer"):
+    answers = by_kind.get("answer", [])
+    if by_kind.get("debate") and answers:  # the later rounds' answers are the debate rounds, shown below
+        answers = [a for a in answers if a.round == min(b.round for b in answers)]
+    if answers:
         sections.append(ReportSection("Answers", _texts(answers, lambda a: f"{a.author} · round {a.round}", page)))
     if aside := by_kind.get("auto-sample"):
         title = "Set aside by auto"

@@ -20,9 +20,10 @@ from ensemble_tui.core.chat.session import SessionData
 from ensemble_tui.core.errors import EnsembleError
 
 NO_TURN = "This chat has no turn to restyle yet - ask a question first."
-SINGLE = "The last turn was answered by {mode} alone: there are no proposals to deliberate on - redo it with All."
-NO_PROPOSALS = "The last turn has no proposals to reuse (it stopped before any came back) - redo it instead."
-NO_RECORD = "The last turn's run record is not in the archive, so its proposals cannot be reused - redo it instead."
+# Each fits the status line at 80 columns (78 cells; tests/ui/test_status_messages_fit.py).
+SINGLE = "{mode} answered alone: no proposals to restyle. Redo the turn with All."
+NO_PROPOSALS = "The last turn stopped before any proposal came back: redo it instead."
+NO_RECORD = "The last turn's run record is not in the archive: redo it instead."
 
 
 class RestyleRefused(EnsembleError):
@@ -37,6 +38,12 @@ class RestyleSource:
     style: Style
     proposals: dict[str, str]  # model label -> its first proposal, in the order they were asked
     run: int  # 1 for the chat's first run, as the run report and the exports count them
+    made_by: int = 0  # the run whose proposer calls wrote the proposals (a restyle's own source); 0: `run`
+
+    @property
+    def origin(self) -> int:
+        """The run that made the proposals: a restyle of a restyle reuses the first one's."""
+        return self.made_by or self.run
 
 
 @dataclass(frozen=True)
@@ -95,13 +102,14 @@ def restyle_source(session: SessionData, records: Sequence[TurnRecord]) -> Resty
         style = Style.parse(record.style)
     except ValueError:
         style = Style.AGGREGATE
-    return RestyleSource(mode, style, proposals, number)
+    made_by = record.reused_from if record.calls_saved >= len(proposals) else 0  # none asked again in it
+    return RestyleSource(mode, style, proposals, number, made_by)
 
 
 def plan_restyle(session: SessionData, records: Sequence[TurnRecord], style: Style) -> RestylePlan:
     """The restyle of the last turn in `style` (raises RestyleRefused with one line if it cannot)."""
     source = restyle_source(session, records)
-    return RestylePlan(source.mode, style, dict(source.proposals), source.run)
+    return RestylePlan(source.mode, style, dict(source.proposals), source.origin)
 
 
 def saved_line(calls_saved: int, reused_from: int) -> str:

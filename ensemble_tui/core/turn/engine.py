@@ -59,7 +59,7 @@ from ensemble_tui.core.turn.events import (
     TurnNotSaved,
     TurnRolledBack,
 )
-from ensemble_tui.core.turn.failure_lines import failure_message, save_failure
+from ensemble_tui.core.turn.failure_lines import RESTYLE_RACED, failure_message, save_failure
 from ensemble_tui.core.turn.handle import TurnHandle, TurnPhase
 from ensemble_tui.core.turn.late_map import LateMap
 from ensemble_tui.core.turn.retry import RetryPolicy
@@ -211,8 +211,12 @@ class Engine:
     ) -> None:
         emit = handle.emit
         workspace = self.workspace
+        turns_known = len(workspace.session.history)
         await self._catch_up(emit)
         session = workspace.session
+        if reuse and len(session.history) != turns_known:  # the proposals answer a turn no longer last
+            emit(RunFailed(RESTYLE_RACED, input_kept=True))
+            return
         given = turn_input(session, text)
         if not given.query:
             emit(RunFailed("Nothing to redo yet - type a question first."))
@@ -478,7 +482,7 @@ class Engine:
                 "last_outputs": {**session.last_outputs, **outputs},
                 "cost_usd": session.cost_usd + spent,
                 "last_mode": mode.value if kept else session.last_mode,
-                "last_style": style.value if kept else session.last_style,
+                "last_style": style.value if kept and not record.calls_saved else session.last_style,  # not a restyle's
                 "replaced": replaced,
             }
         )

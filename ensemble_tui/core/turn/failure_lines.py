@@ -8,6 +8,10 @@ from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.turn.costs import BudgetExceeded
 
+# A restyle's proposals answer the turn that was last when it was planned (core/records/restyle.py);
+# a turn another process added since is not theirs to replace. Fits the status line at 80 columns.
+RESTYLE_RACED = "Another process added a turn to this chat meanwhile: restyle the new one."
+
 
 def save_failure(exc: OSError, root: Path, recovered: Path | None = None) -> str:
     """The one line for a turn that could not be stored, naming where its reply went."""

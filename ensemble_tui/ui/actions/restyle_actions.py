@@ -36,7 +36,7 @@ class Restyling:
     def __init__(self, ctx: AppContext, turns: TurnController, turn_keys: TurnKeys) -> None:
         self.ctx = ctx
         self.turns = turns
-        self.turn_keys = turn_keys  # a restyle chooses its style as F6-F9 do
+        self.turn_keys = turn_keys
         self._cached: tuple[SessionData, int, RestyleSource | str] | None = None
 
     def source(self) -> RestyleSource | str:
@@ -96,6 +96,6 @@ class Restyling:
         if (refused := ctx.workspace.refusal(found.mode)) is not None:  # before the old reply is withdrawn
             ctx.add_notice(refused, "error")
             return
-        self.turn_keys.choose_style(style)
-        self.turns.start(found.mode, "", reuse=found.proposals, reused_from=found.run)
+        # The chat's style stays as chosen: the restyled reply's provenance names the style it used.
+        self.turns.start(found.mode, "", reuse=found.proposals, reused_from=found.origin, style=style)
         ctx.say(f"Restyling {source_line(found)} as {style.label}: no proposer is asked again.")

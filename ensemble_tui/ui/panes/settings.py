@@ -19,7 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.timer import Timer
 from textual.validation import Integer, Number, ValidationResult
-from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from ensemble_tui.core.config import PROVIDERS, ProviderConfig
 from ensemble_tui.core.settings import Settings
@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 AGGREGATORS = PROVIDERS
 SETTINGS_FILE = "Configurations/Settings.json"
 EFFORTS = ("off", "low", "medium", "high")
+RELEASE_HINT = (
+    "Stop counting the calls of a turn cut off by a crash against the budget; "
+    "if the provider billed them, the chat then shows less than was spent."
+)
 REASONING_HINT = "How hard the model thinks before it answers; more effort costs more output tokens."
 
 
@@ -138,6 +142,9 @@ class SettingsPane(VerticalScroll):
             self.name = name
             self.value = value
 
+    class ReleaseRequested(Message):
+        """The user asks to release the chat's unconfirmed reservations (ui/actions/budget_actions.py)."""
+
     def __init__(
         self,
         configs: dict[str, ProviderConfig],
@@ -155,6 +162,7 @@ class SettingsPane(VerticalScroll):
         self._by_key = {widget_key(provider): provider for provider in self.providers}
         self._refused: set[str] = set()  # the fields showing a refused value
         self._unsaved: dict[str, tuple[float, Timer]] = {}  # field -> its valid value not yet saved, its timer
+        self._unconfirmed: str | None = None  # the chat's unconfirmed reservations, in words; None: none
 
     def compose(self) -> ComposeResult:
         settings = self._settings
@@ -208,6 +216,10 @@ class SettingsPane(VerticalScroll):
                 tooltip="A run stops before a call that could take this chat past the budget.",
             )
         yield field_error("budget")
+        with Horizontal(classes="setting-row", id="unconfirmed-row") as row:
+            row.display = self._unconfirmed is not None
+            yield Static(plain(self._unconfirmed or ""), id="unconfirmed-text", classes="setting-warning")
+            yield Button("Release", id="release-unconfirmed", tooltip=RELEASE_HINT)
         with Horizontal(classes="setting-row"):
             yield Label("Notifications", classes="setting-label")
             yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications")
@@ -358,6 +370,18 @@ class SettingsPane(VerticalScroll):
         self._refused.discard(input_id)
         error = self.query_one(f"#{input_id}-error", Static)
         error.display = False
+
+    def show_unconfirmed(self, phrase: str | None) -> None:
+        """Offer the release while the chat holds unconfirmed reservations (`phrase` says how much)."""
+        self._unconfirmed = phrase
+        for row in self.query("#unconfirmed-row"):  # none before the pane is first shown
+            row.display = phrase is not None
+            self.query_one("#unconfirmed-text", Static).update(plain(phrase or ""))
+
+    @on(Button.Pressed, "#release-unconfirmed")
+    def _release_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.ReleaseRequested())
 
     @on(Checkbox.Changed, "#notifications")
     def _notifications_changed(self, event: Checkbox.Changed) -> None:

@@ -25,7 +25,7 @@ from ensemble_tui.core.claims.labels import KIND_LABELS
 from ensemble_tui.core.claims.model import Claim, ClaimMap
 from ensemble_tui.ui.chat_log.rendering import plain
 
-NO_MAP = "The last run has no claim map: it is drawn for multi-model turns, with the map on in Settings."
+NO_MAP = "No claim map for the last run: maps are drawn for multi-model turns only."  # fits 78 cells
 HINT = "  ↑/↓ claims · p proposals"
 KIND_STYLES = {"contradiction": "bold yellow", "partial": "bold", "unique": "bold cyan", "consensus": "bold green"}
 

@@ -146,12 +146,21 @@ class TurnController(Widget):
     def busy_message(self) -> str:
         return f"A reply is under way: {self.host.cancel_key} cancels it."
 
-    def start(self, mode: RunMode, text: str, reuse: dict[str, str] | None = None, reused_from: int = 0) -> None:
-        """`reuse`: first proposals in hand (a restyle, ui/actions/restyle_actions.py). A claim
-        map still drawn for the last turn is dropped (the engine supersedes its handle)."""
+    def start(
+        self,
+        mode: RunMode,
+        text: str,
+        reuse: dict[str, str] | None = None,
+        reused_from: int = 0,
+        style: Style | None = None,
+    ) -> None:
+        """`reuse`: first proposals in hand (a restyle, ui/actions/restyle_actions.py), in `style`
+        (None: the chat's). A claim map still drawn for the last turn is dropped (the engine
+        supersedes its handle)."""
         host = self.host
         self._run_counter += 1
-        turn = ActiveTurn(self._run_counter, mode, text, host.style, reuse=dict(reuse or {}), reused_from=reused_from)
+        chosen = style or host.style  # a restyle's own style: the chat's choice stays as it was
+        turn = ActiveTurn(self._run_counter, mode, text, chosen, reuse=dict(reuse or {}), reused_from=reused_from)
         host.default_mode = mode
         self._review_notice = None
         host.show_pane("chat")

@@ -26,7 +26,7 @@ from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ensemble_tui.core.money import cost_phrase, money
+from ensemble_tui.core.money import cents, cost_phrase, money
 from ensemble_tui.core.turn.handle import TurnPhase
 from ensemble_tui.ui.chat_log.rendering import plain
 
@@ -129,6 +129,7 @@ class StatusBar(Horizontal):
         self._timer: Timer | None = None
         self._cost = 0.0
         self._simulated = False  # a demo's money: "would cost $0.17 (simulated)"
+        self._unconfirmed = 0.0  # what a turn cut off by a crash still holds (issue 34 §2)
         self._style = ("Aggregator", True)
         self._shown: tuple[Text | None, Text | None] | None = None  # the right-hand parts on screen
 
@@ -207,6 +208,11 @@ class StatusBar(Horizontal):
             self._simulated = simulated
         self._paint()
 
+    def set_unconfirmed(self, usd: float) -> None:
+        """Show, beside the cost, what a crashed turn's calls still hold (0: nothing)."""
+        self._unconfirmed = usd
+        self._paint()
+
     def set_style(self, label: str, applies: bool) -> None:
         """Show the chosen style; dimmed with a hint when the next turn is a single model's.
         Called at the start and end of every run; unchanged, it costs nothing."""
@@ -283,7 +289,8 @@ class StatusBar(Horizontal):
         return full, short
 
     def _cost_forms(self) -> tuple[Text, Text]:
+        held = f" + up to {cents(self._unconfirmed)} unconfirmed" if self._unconfirmed > 0 else ""
         return (
-            Text(f"Session {cost_phrase(self._cost, simulated=self._simulated)}", end="", no_wrap=True),
-            Text(money(self._cost, simulated=self._simulated), end="", no_wrap=True),
+            Text(f"Session {cost_phrase(self._cost, simulated=self._simulated)}{held}", end="", no_wrap=True),
+            Text(money(self._cost, simulated=self._simulated) + held, end="", no_wrap=True),
         )

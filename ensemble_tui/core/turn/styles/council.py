@@ -12,7 +12,12 @@ from ensemble_tui.core.provider import Reply
 from ensemble_tui.core.turn.events import StatusChanged
 from ensemble_tui.core.turn.runner import TurnRunner, user_message
 from ensemble_tui.core.turn.styles.labels import Labelling, shuffled_labelling
-from ensemble_tui.core.turn.styles.ranking import AveragePosition, average_positions, parse_final_ranking
+from ensemble_tui.core.turn.styles.ranking import (
+    AveragePosition,
+    average_positions,
+    parse_final_ranking,
+    shared_places,
+)
 from ensemble_tui.core.turn.styles.reviews import collect_reviews, labellings_for
 
 RANKING_STATUS = "Ranking answers…"
@@ -65,7 +70,7 @@ async def run_council(runner: TurnRunner, query: str) -> Reply:
         Style.COUNCIL,
         tuple(
             VoteRow(item.author, place, 0.0, 0, average_position=item.average, ballots=item.ballots)
-            for place, item in enumerate(positions, start=1)
+            for place, item in zip(shared_places([item.average for item in positions]), positions, strict=True)
         ),
     )
     runner.record.artifacts.append(

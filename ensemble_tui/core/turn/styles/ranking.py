@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _HEADER = re.compile(r"^[ \t>#*_`]*final[ \t]+ranking[ \t*_`]*:?[*_`]*(.*)$", re.IGNORECASE | re.MULTILINE)
@@ -86,3 +87,10 @@ def average_positions(ballots: list[list[str]], authors: list[str]) -> list[Aver
         for author, ranks in positions.items()
     ]
     return sorted(results, key=lambda item: (item.average, -item.ballots, authors.index(item.author)))
+
+
+def shared_places(averages: Sequence[float | None]) -> list[int]:
+    """The place of each average, best first: a tie shares its place (1, 1, 3), so two answers
+    at the same average position are never shown as first and second. None (no ballot) is last."""
+    keyed = [float("inf") if average is None else average for average in averages]
+    return [1 + sum(other < mine for other in keyed) for mine in keyed]
