@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from ensemble_tui.ui.chat_log.quote_marks import MARK_META
@@ -13,6 +14,7 @@ from ensemble_tui.ui.screens.paper import NO_PDF, NOTHING_CLOSE, PaperScreen, cl
 from tests.core.pdf_factory import scan_pdf
 from tests.core.test_quotes import ACROSS_LINE, PAGE_TWO
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.test_snapshots import SIZES, snapshot_app  # noqa: F401  (the fixture)
 
 MISQUOTED = ACROSS_LINE.replace("87", "78")
 REPLY = f'The paper says "{ACROSS_LINE}" and, later, "{PAGE_TWO}" It never says "{MISQUOTED}".'
@@ -158,3 +160,16 @@ def test_located_passages_are_ranges_of_the_shown_page(sample_pdf: Path, tmp_pat
     assert found is not None and found.exact and found.page == 2
     assert " ".join(paper.pages[1][found.start : found.end].split()) == PAGE_TWO
     assert paper.locate("completely unrelated words about the weather in the mountains today") is None
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_paper_view_layout_with_a_highlighted_quote(snap_compare, snapshot_app, sample_pdf, tmp_path, size):  # noqa: F811
+    """The paper view opened at a ✓ quote: its page, the words highlighted, the keys in the footer."""
+
+    async def open_view(pilot: Pilot) -> None:
+        await pilot.pause()  # let start-up finish (see test_snapshots.show)
+        open_passage(pilot.app, ACROSS_LINE, pdf=sample_pdf, cache_dir=tmp_path / "view-cache")
+        await paper_screen(pilot)
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=open_view)

@@ -116,6 +116,7 @@ class PaperScreen(Screen[None]):
 
     def unavailable(self, line: str) -> None:
         self.query_one("#paper-note", Label).update(line)
+        self.query_one("#paper-note", Label).display = True
 
     def loaded(self, paper: PaperText, passage: Passage | None) -> None:
         self.paper = paper
@@ -156,7 +157,9 @@ class PaperScreen(Screen[None]):
         if self.paper is None or self.paper.notice:
             return
         self.query_one("#paper-title", Label).update(self.title_line())
-        self.query_one("#paper-note", Label).update(self.note_line())
+        note = self.note_line()
+        self.query_one("#paper-note", Label).update(note)
+        self.query_one("#paper-note", Label).display = bool(note.plain)  # no empty line over the page
         text = self.page_text()
         self.query_one("#paper-body", Static).update(text)
         box = self.query_one("#paper-page", VerticalScroll)
