@@ -195,6 +195,8 @@ class CompareScreen(Screen[str | None]):
             return self.tab == PROPOSALS and bool(self.rounds)
         if action == "show_tab":
             return bool(parameters) and parameters[0] != self.tab
+        if action == "open_passage":  # where the focus is on a checked quote
+            return self.focused_quotation() is not None
         return True
 
     def action_show_tab(self, tab: str) -> None:
@@ -304,6 +306,7 @@ class CompareScreen(Screen[str | None]):
         for column in self.columns():
             if column.proposal.text == text:
                 column.show_checks(summary, checks)
+        self.refresh_bindings()  # `o` once the focused column has checked quotes
 
     async def action_step(self, step: int) -> None:
         target = self.index + step
