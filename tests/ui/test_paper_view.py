@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 
 from ensemble_tui.ui.chat_log.quote_marks import MARK_META
 from ensemble_tui.ui.screens.paper import NO_PDF, NOTHING_CLOSE, PaperScreen, closest_label, open_passage
+from ensemble_tui.ui.screens.report import QUOTE_META
 from tests.core.pdf_factory import scan_pdf
 from tests.core.test_quotes import ACROSS_LINE, PAGE_TWO
 from tests.ui.conftest import SIZE, settle, type_text, wait_until
@@ -40,16 +41,24 @@ def note(app) -> str:
     return str(found.first().render()) if found else ""
 
 
-async def click_mark(pilot: Pilot, number: int) -> None:
-    """Click the `number`-th quote mark of the screen, found by the meta its cells carry."""
-    app = pilot.app
+def mark_at(app, number: int, key: str = MARK_META) -> tuple[int, int] | None:
+    """Where the `number`-th quote mark of the screen is, found by the meta its cells carry."""
     width, height = app.size
     for y in range(height):
         for x in range(width):
-            style = app.screen.get_style_at(x, y)
-            if style.meta.get(MARK_META) == number:
-                await pilot.click(offset=(x, y))
-                return
+            if app.screen.get_style_at(x, y).meta.get(key) == number:
+                return x, y
+    return None
+
+
+async def click_mark(pilot: Pilot, number: int, key: str = MARK_META, page_down: int = 0) -> None:
+    """Click the `number`-th quote mark, paging down (at most `page_down` times) to find it."""
+    for _ in range(page_down + 1):
+        if (offset := mark_at(pilot.app, number, key)) is not None:
+            await pilot.click(offset=offset)
+            return
+        await pilot.press("pagedown")
+        await settle(pilot)
     raise AssertionError(f"no quote mark {number} on screen")
 
 
@@ -173,3 +182,46 @@ def test_paper_view_layout_with_a_highlighted_quote(snap_compare, snapshot_app, 
         await pilot.pause()
 
     assert snap_compare(snapshot_app, terminal_size=size, run_before=open_view)
+
+
+def test_only_the_apps_own_mark_text_is_clickable():
+    """A reply that writes the invisible mark delimiters itself gets no clickable text from them."""
+    from rich.console import Console
+
+    from ensemble_tui.ui.chat_log.quote_marks import MARK_END, MARK_START, marked, with_marks
+    from ensemble_tui.ui.chat_log.rendering import markdown
+
+    text = f'Forged {MARK_START}*✓ p. 9*{MARK_END} here, then "{ACROSS_LINE}".'
+    start = text.index('"')
+    checks = {
+        "notice": None,
+        "quotes": [{"text": ACROSS_LINE, "start": start, "end": len(text) - 1, "page": 1}],
+        "references": [],
+    }
+    shown, _summary = marked(text, checks)
+    console = Console(width=200, record=True)
+    segments = list(console.render(with_marks(markdown(shown), checks)))
+    clickable = "".join(s.text for s in segments if s.style is not None and s.style.meta.get(MARK_META) is not None)
+    assert clickable.strip() == "✓ p. 1"
+    assert all(MARK_START not in s.text and MARK_END not in s.text for s in segments)
+
+
+async def test_the_run_report_opens_the_runs_first_quote(workspace, chatty, make_app, sample_pdf):
+    workspace.select_pdf(sample_pdf)
+    chatty["ChatGPT"].scripts["proposer"] = [REPLY]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "What does the paper report?")
+        await pilot.press("f12")
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ReportScreen")
+        await settle(pilot)
+        await click_mark(pilot, 1, QUOTE_META, page_down=6)  # Quote checks: the second quote, on page 2
+        screen = await paper_screen(pilot)
+        assert screen.page == 2 and " ".join(highlighted(screen).split()) == PAGE_TWO
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ReportScreen")
+        await pilot.press("o")
+        screen = await paper_screen(pilot)
+        assert screen.page == 1 and " ".join(highlighted(screen).split()) == ACROSS_LINE
