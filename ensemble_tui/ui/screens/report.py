@@ -221,22 +221,22 @@ def quote_checks_renderable(record: TurnRecord) -> RenderableType:
     from ensemble_tui.core.paper.quotes import QuoteReport, stderr_lines
 
     numbers = {quote: n for n, quote in reversed(list(enumerate(run_quotations(record))))}
-    parts: list[RenderableType] = [markdown(f"## {QUOTE_CHECKS}")]
+    section = Text(end="")
     for artifact in (a for a in record.artifacts if a.kind == "quotes"):
         report = QuoteReport.from_record(artifact.data)
-        head = Text(f"{artifact.author or 'Final reply'}:", style="bold", end="")
-        head.append_text(plain(f" {report.summary() or 'nothing to check'}"))
-        lines = Text(end="")
-        for n, line in enumerate(stderr_lines(report)):
-            lines.append("\n" if n else "")
-            lines.append(" • ", style="bold")
-            start = len(lines)
-            lines.append_text(plain(line))
+        section.append(f"{artifact.author or 'Final reply'}:", style="bold")
+        section.append_text(plain(f" {report.summary() or 'nothing to check'}"))
+        section.append("\n")
+        lines = stderr_lines(report) or ["no quotations"]
+        for n, line in enumerate(lines):
+            section.append("\n • ", style="bold")
+            start = len(section)
+            section.append_text(plain(line))
             if n < len(report.quotes) and not report.notice:
                 check = report.quotes[n]
-                number = numbers.get((artifact.author, check.quotation.text))
-                mark_end = start + len("quote ") + len(check.marker)
-                meta: dict[str, Any] = {QUOTE_META: number}
-                lines.stylize(RichStyle(meta=meta, underline=True), start + len("quote "), mark_end)
-        parts += [head, Text(""), lines if len(lines) else Text(" • no quotations", end=""), Text("")]
-    return Group(*parts)
+                meta: dict[str, Any] = {QUOTE_META: numbers.get((artifact.author, check.quotation.text))}
+                mark = start + len("quote ")
+                section.stylize(RichStyle(meta=meta, underline=True), mark, mark + len(check.marker))
+        section.append("\n\n")
+    section.rstrip()
+    return Group(markdown(f"## {QUOTE_CHECKS}"), section)
