@@ -225,3 +225,24 @@ async def test_the_run_report_opens_the_runs_first_quote(workspace, chatty, make
         await pilot.press("o")
         screen = await paper_screen(pilot)
         assert screen.page == 1 and " ".join(highlighted(screen).split()) == ACROSS_LINE
+
+
+async def test_a_claims_mark_opens_its_rows_words_and_a_misquote_the_closest(workspace, make_app, sample_pdf):
+    """The Claims tab: a click on Claude's ✗ (92 for 87) opens the closest passage on page 1."""
+    from ensemble_tui.ui.screens.claims import EVIDENCE_META
+    from tests.ui.test_claims_snapshots import record_with_map
+
+    workspace.select_pdf(sample_pdf)
+    workspace.archive.save_turn(record_with_map(workspace.session.id))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        await settle(pilot)
+        marks = [mark_at(app, row, EVIDENCE_META) for row in range(3)]
+        assert marks[1] is not None  # the disputed claim is first: ChatGPT ✓, then Claude ✗
+        await pilot.click(offset=marks[1])
+        screen = await paper_screen(pilot)
+        assert screen.passage is not None and not screen.passage.exact and screen.page == 1
+        assert "answered 87 correctly" in highlighted(screen)
