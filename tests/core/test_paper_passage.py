@@ -80,3 +80,18 @@ def test_the_json_exports_give_each_found_quote_its_page_and_range(sample_pdf: P
     session.history = [ChatMessage(role="assistant", text=reply, checks=checks)]
     chat = json.loads(export_session(session, [record], "json"))
     assert chat["session"]["history"][0]["checks"]["quotes"][1]["passage"]["page"] == 2
+
+
+def test_the_view_reflows_layout_breaks_and_keeps_every_range():
+    from ensemble_tui.core.paper.passage import reflowed
+
+    page = "1 Introduction\nA single model can be confidently wrong when it\nanswers alone. Short line.\nNew paragraph."
+    flowed = reflowed(page)
+    assert len(flowed) == len(page)
+    assert (
+        flowed
+        == "1 Introduction\nA single model can be confidently wrong when it answers alone. Short line.\nNew paragraph."
+    )
+    assert reflowed("a long line that the layout of the page wrapped here\n3 Results") == (
+        "a long line that the layout of the page wrapped here\n3 Results"
+    )

@@ -142,6 +142,27 @@ class PaperText:
 _NO_LABELS = PaperLabels(frozenset(), frozenset(), frozenset(), frozenset())
 
 
+FULL_LINE = 0.6  # a line at least this share of the page's longest is one the PDF's layout wrapped
+
+
+def reflowed(page: str) -> str:
+    """`page` with the PDF's layout line breaks inside paragraphs turned into spaces, so the
+    terminal wraps the text to its own width; the same length, so every range still holds.
+
+    A break is joined when its line is long (the layout wrapped it) and the next line goes on
+    in lower case; headings ("3 Results"), short lines and new sentences keep their break."""
+    lines = page.split("\n")
+    widest = max((len(line.rstrip()) for line in lines), default=0)
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i + 1 < len(lines):
+            following = lines[i + 1].lstrip()[:1]
+            wrapped = len(line.rstrip()) >= FULL_LINE * widest and following.islower()
+            out.append(" " if wrapped else "\n")
+    return "".join(out)
+
+
 def _same_tail(quotation: str, page: str, end: int) -> int:
     """How many characters of punctuation ending the quotation ("cost.") the page has at `end` too."""
     quoted = quotation.rstrip()

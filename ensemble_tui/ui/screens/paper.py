@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static
 
-from ensemble_tui.core.paper.passage import PaperText, Passage, read_paper_text
+from ensemble_tui.core.paper.passage import PaperText, Passage, read_paper_text, reflowed
 from ensemble_tui.core.paper.pdf_pages import PdfTextUnavailable
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,8 @@ class PaperScreen(Screen[None]):
     def page_text(self) -> Text:
         """The page shown, with the passage and the find matches highlighted; plain text, no markup."""
         assert self.paper is not None
-        text = Text(self.paper.pages[self.page - 1] or "(this page has no text)", end="")
+        # Reflowed: the same length, so the ranges below still fall on the same characters.
+        text = Text(reflowed(self.paper.pages[self.page - 1]) or "(this page has no text)", end="")
         passage = self.passage
         if passage is not None and passage.page == self.page:
             text.stylize(QUOTE_STYLE, passage.start, passage.end)
