@@ -255,9 +255,19 @@ def test_checking_against_a_pdf_gives_a_report_or_the_one_line_that_explains_why
     report = check_reply_against_pdf(reply, sample_pdf, tmp_path / "Cache")
     assert report.as_record() == {
         "notice": None,
-        "quotes": [{"text": ACROSS_LINE, "start": 0, "end": len(ACROSS_LINE) + 2, "page": 1}],
+        "quotes": [
+            {
+                "text": ACROSS_LINE,
+                "start": 0,
+                "end": len(ACROSS_LINE) + 2,
+                "page": 1,
+                "passage": report.quotes[0].passage and vars(report.quotes[0].passage),
+            }
+        ],
         "references": [{"kind": "page", "text": "p. 3", "start": len(reply) - 4, "end": len(reply), "found": False}],
     }
+    passage = report.quotes[0].passage  # issue 32: where the words are in the page, for a tool to jump to
+    assert passage is not None and passage.page == 1
     locked_report = check_reply_against_pdf(reply, locked, tmp_path / "Cache")
     assert locked_report.quotes == () and locked_report.summary().startswith("locked.pdf is encrypted")
 

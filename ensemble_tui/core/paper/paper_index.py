@@ -28,11 +28,12 @@ from pathlib import Path
 
 from ensemble_tui.core.paper.pdf_pages import PageTexts, read_page_texts
 
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NUMBER_EDGE = frozenset("0123456789.,")  # a char that continues a number token in the index
 _PAGE_NUMBER_LINE = re.compile(r"(?:page\s+)?(\d{1,5}|[ivx]{1,6})(?:\s*(?:/|of)\s*\d{1,5})?")
-_NUMERIC_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")  # "[12]", "[3, 7]", "[4–6]"
+NUMERIC_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")  # "[12]", "[3, 7]", "[4–6]"
+GAP = re.compile(r"…|\.\s?\.\s?\.|\[[^\]\n]*\]")  # in a quotation: an ellipsis or an [insertion], any gap
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 
 _TABLE = re.compile(r"\btables?\s*([a-z]?\d+|[ivxl]{1,6})\b")
@@ -51,13 +52,18 @@ def compact(text: str) -> str:
     """`text`'s letters and numbers run together, a `#` between two numbers (see the module doc)."""
     parts: list[str] = []
     after_number = False
-    for token in _TOKEN.findall(fold(text)):
+    for token in TOKEN.findall(fold(text)):
         is_number = token[0].isdigit()
         if is_number and after_number:
             parts.append("#")
         parts.append(token)
         after_number = is_number
     return "".join(parts)
+
+
+def quote_parts(text: str) -> list[str]:
+    """The compact pieces a quotation must show in order: split at ellipses and [insertions]."""
+    return [part for part in (compact(piece) for piece in GAP.split(text)) if part]
 
 
 def label_id(raw: str) -> str:
@@ -111,6 +117,11 @@ class PaperIndex:
         The offset returned is the first part's, in the tightest run: the first parts are taken
         as close as possible before the last one, so the page reported is the quotation's.
         """
+        span = self.find_span(parts)
+        return None if span is None else span[0]
+
+    def find_span(self, parts: Sequence[str]) -> tuple[int, int] | None:
+        """`find_parts`'s run as `start, end` of `text` (the end just after the last part), or None."""
         if not parts:
             return None
         ends: list[int] = []
@@ -126,7 +137,7 @@ class PaperIndex:
         for part in reversed(parts[:-1]):  # then pull the earlier parts up against the last one
             start = self._rfind(part, limit)
             limit = start
-        return start
+        return start, ends[-1]
 
     def _bounded(self, start: int, part: str) -> bool:
         """A part starting or ending with a digit must not start or end inside a longer number."""
@@ -155,12 +166,12 @@ def build_index(pages: PageTexts | Sequence[str]) -> PaperIndex:
     texts = pages.pages if isinstance(pages, PageTexts) else tuple(pages)
     printed = set(pages.labels) if isinstance(pages, PageTexts) else set()
     notice = pages.notice if isinstance(pages, PageTexts) else None
-    bodies = _without_furniture(texts, printed)
+    bodies = page_bodies(texts, printed)
     page_starts: list[int] = []
     chunks: list[str] = []
     length = 0
     for body in bodies:
-        chunk = compact(_NUMERIC_CITATION.sub(" ", body))  # a quote may leave "[12]" out
+        chunk = compact(NUMERIC_CITATION.sub(" ", body))  # a quote may leave "[12]" out
         if chunk and chunk[0].isdigit() and chunks and chunks[-1] and chunks[-1][-1].isdigit():
             chunk = "#" + chunk  # two numbers meeting at a page break stay apart
         page_starts.append(length)
@@ -170,8 +181,9 @@ def build_index(pages: PageTexts | Sequence[str]) -> PaperIndex:
     return PaperIndex("".join(chunks), tuple(page_starts), _labels(folded), frozenset(printed), notice)
 
 
-def _without_furniture(pages: Sequence[str], printed: set[str]) -> list[str]:
-    """Each page without its running header and footer; the page numbers found go to `printed`.
+def page_bodies(pages: Sequence[str], printed: set[str] | None = None) -> list[str]:
+    """Each page without its running header and footer (as the checks and the paper view read
+    it); the page numbers found go to `printed` when given.
 
     Only a page's first two and last two lines can be furniture: a bare page number ("12",
     "Page 3 of 9", "iv"), or a line that, digits aside, starts or ends at least three pages and
@@ -194,7 +206,8 @@ def _without_furniture(pages: Sequence[str], printed: set[str]) -> list[str]:
         for i in edges(page_lines):
             bare = _PAGE_NUMBER_LINE.fullmatch(" ".join(fold(page_lines[i]).split()))
             if bare:
-                printed.add(label_id(bare.group(1)))
+                if printed is not None:
+                    printed.add(label_id(bare.group(1)))
                 drop.add(i)
             elif seen[shape(page_lines[i])] >= repeated:
                 drop.add(i)

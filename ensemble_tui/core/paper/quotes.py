@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ensemble_tui.core.paper.paper_index import PaperIndex, compact, label_id, paper_index
+from ensemble_tui.core.paper.paper_index import GAP, PaperIndex, label_id, paper_index, quote_parts
 from ensemble_tui.core.paper.pdf_pages import PdfTextUnavailable
 from ensemble_tui.core.text.sanitize import strip_control
 
@@ -36,7 +36,6 @@ _BLOCKQUOTE_LINE = re.compile(r"^ {0,3}>.*$", re.MULTILINE)
 _BLOCKQUOTE_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
 _ATTRIBUTION_LINE = re.compile(r"^\s*(?:—|–|--|-)\s*\S.*$", re.MULTILINE)
 _TRAILING_CITATION = re.compile(r"\s*\((?:p|pp|page|pages|section|sec|§|table|fig|figure)\b[^()]*\)\W*$", re.I)
-_GAP = re.compile(r"…|\.\s?\.\s?\.|\[[^\]\n]*\]")
 
 _PAGE_REF = re.compile(r"\b(?:pp?\.|pages?\b)\s*(\d{1,5})(?:\s*(?:[-–—]|to)\s*(\d{1,5}))?\b", re.I)
 _TABLE_REF = re.compile(r"\btable\s+([a-z]?\d+|(?-i:[IVXL]+))\b", re.I)
@@ -55,9 +54,20 @@ class Quotation:
 
 
 @dataclass(frozen=True)
+class PassageRange:
+    """Where a found quotation is: `start:end` of page `page`'s text as the paper view shows it
+    (running headers and footers left out; core/paper/passage.py), for a tool to jump to."""
+
+    page: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class QuoteCheck:
     quotation: Quotation
     page: int | None  # 1-based page of the PDF where it starts; None when not in the paper
+    passage: PassageRange | None = None  # the words' character range, when found and located
 
     @property
     def found(self) -> bool:
@@ -98,7 +108,13 @@ class QuoteReport:
         return {
             "notice": self.notice,
             "quotes": [
-                {"text": c.quotation.text, "start": c.quotation.start, "end": c.quotation.end, "page": c.page}
+                {
+                    "text": c.quotation.text,
+                    "start": c.quotation.start,
+                    "end": c.quotation.end,
+                    "page": c.page,
+                    "passage": None if c.passage is None else vars(c.passage).copy(),
+                }
                 for c in self.quotes
             ],
             "references": [
@@ -111,7 +127,8 @@ class QuoteReport:
     def from_record(cls, data: Mapping[str, Any]) -> QuoteReport:
         """The report `as_record` wrote (kept with a reply, shown again after a restart)."""
         quotes = tuple(
-            QuoteCheck(Quotation(q["text"], q["start"], q["end"]), q["page"]) for q in data.get("quotes", [])
+            QuoteCheck(Quotation(q["text"], q["start"], q["end"]), q["page"], _passage_of(q.get("passage")))
+            for q in data.get("quotes", [])
         )
         references = tuple(
             ReferenceCheck(r["kind"], r["text"], r["start"], r["end"], r["found"]) for r in data.get("references", [])
@@ -147,7 +164,28 @@ def check_reply_against_pdf(reply: str, pdf: Path, cache_dir: Path) -> QuoteRepo
         index = paper_index(pdf, cache_dir)
     except PdfTextUnavailable as exc:
         return QuoteReport(notice=str(exc))
-    return check_quotes(reply, index)
+    return with_passages(check_quotes(reply, index), pdf, cache_dir)
+
+
+def with_passages(report: QuoteReport, pdf: Path, cache_dir: Path) -> QuoteReport:
+    """`report` with each found quote's character range in its page (what the JSON exports give)."""
+    from ensemble_tui.core.paper.passage import read_paper_text  # it builds on this module
+
+    if report.notice:
+        return report
+    paper = read_paper_text(pdf, cache_dir)  # built once per paper, with the index
+    checks = []
+    for check in report.quotes:
+        found = paper.exact(check.quotation.text) if check.found else None
+        passage = PassageRange(found.page, found.start, found.end) if found is not None else None
+        checks.append(QuoteCheck(check.quotation, check.page, passage))
+    return QuoteReport(tuple(checks), report.references, report.notice)
+
+
+def _passage_of(data: Mapping[str, Any] | None) -> PassageRange | None:
+    if not data:
+        return None
+    return PassageRange(int(data["page"]), int(data["start"]), int(data["end"]))
 
 
 def check_quotes(reply: str, index: PaperIndex) -> QuoteReport:
@@ -162,11 +200,6 @@ def check_quotes(reply: str, index: PaperIndex) -> QuoteReport:
         ref for ref in _references(masked, index) if not any(start <= ref.start < end for start, end in inside)
     )
     return QuoteReport(checks, references)
-
-
-def quote_parts(text: str) -> list[str]:
-    """The compact pieces a quotation must show in order: split at ellipses and [insertions]."""
-    return [part for part in (compact(piece) for piece in _GAP.split(text)) if part]
 
 
 def mask_code(reply: str) -> str:
@@ -248,7 +281,7 @@ def _blank(text: str) -> str:
 
 
 def _words(text: str) -> int:
-    return sum(1 for word in _GAP.sub(" ", text).split() if any(char.isalnum() for char in word))
+    return sum(1 for word in GAP.sub(" ", text).split() if any(char.isalnum() for char in word))
 
 
 def _blockquotes(masked: str) -> list[tuple[int, int]]:

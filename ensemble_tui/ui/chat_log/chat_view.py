@@ -30,7 +30,7 @@ from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.session import ChatMessage, unchanged_prefix
 from ensemble_tui.core.text.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
+from ensemble_tui.ui.chat_log.quote_marks import marked, quotation_clicked, with_marks
 from ensemble_tui.ui.chat_log.rendering import RenderedOnce, markdown, plain
 from ensemble_tui.ui.chat_log.vote_view import vote_table
 
@@ -132,6 +132,12 @@ class ChatEntry(LogEntry):
         self.update(message_renderable(self.message, claims))
 
     def on_click(self, event: events.Click) -> None:
+        if (quotation := quotation_clicked(event.style.meta, self.message.checks)) is not None:
+            event.stop()  # a quote mark: the paper view at its passage
+            from ensemble_tui.ui.screens.paper import open_passage
+
+            open_passage(self.app, quotation)
+            return
         if self.message.role != "assistant" or "```" not in self.message.text and "~~~" not in self.message.text:
             return
         index = self.code_block_at(event.y)

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ensemble_tui.core.chat.session import ModelOutput
-from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
+from ensemble_tui.ui.chat_log.quote_marks import marked, quotation_clicked, with_marks
 from ensemble_tui.ui.chat_log.rendering import deferred_markdown, plain
 
 Shown = tuple[ModelOutput | None, str, str | None]
@@ -101,6 +102,15 @@ class ModelPane(VerticalScroll):
         self._body.set_class(not has_output, "-empty")
         self._body.update(self._output_renderable(output) if output else plain(self._empty_text()))
         self.scroll_home(animate=False)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a quote mark opens the paper view at that quote's passage."""
+        output = self._painted[0] if self._painted is not None else None
+        if output is not None and (quotation := quotation_clicked(event.style.meta, output.checks)) is not None:
+            event.stop()
+            from ensemble_tui.ui.screens.paper import open_passage
+
+            open_passage(self.app, quotation)
 
     @staticmethod
     def _output_renderable(output: ModelOutput) -> RenderableType:

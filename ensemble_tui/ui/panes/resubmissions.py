@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from ensemble_tui.core.chat.session import Resubmission
 from ensemble_tui.ui.chat_log.chat_view import LogEntry, MessageLog
-from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
+from ensemble_tui.ui.chat_log.quote_marks import marked, quotation_clicked, with_marks
 from ensemble_tui.ui.chat_log.rendering import deferred_markdown
 
 EMPTY_HINT = (
@@ -32,6 +33,15 @@ class ResubmissionEntry(LogEntry):
         body = with_marks(deferred_markdown(shown), resubmission.checks)
         parts = [heading, body] if summary is None else [heading, body, Text(""), summary]
         super().__init__(resubmission, Group(*parts), "resubmission-entry")
+        self.checks = resubmission.checks
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a quote mark opens the paper view at that quote's passage."""
+        if (quotation := quotation_clicked(event.style.meta, self.checks)) is not None:
+            event.stop()
+            from ensemble_tui.ui.screens.paper import open_passage
+
+            open_passage(self.app, quotation)
 
 
 class ResubmissionsPane(Vertical):

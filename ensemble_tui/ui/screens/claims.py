@@ -14,19 +14,23 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Click
 from textual.widgets import Label, Static
 
 from ensemble_tui.core.claims.labels import KIND_LABELS
 from ensemble_tui.core.claims.model import Claim, ClaimMap
 from ensemble_tui.ui.chat_log.rendering import plain
+from ensemble_tui.ui.screens.paper import PassageRequested
 
 NO_MAP = "No claim map for the last run: maps are drawn for multi-model turns only."  # fits 78 cells
 HINT = "  ↑/↓ claims · p proposals"
+EVIDENCE_META = "evidence"  # a mark's meta: the stance's card row (a click opens its quote in the paper)
 KIND_STYLES = {"contradiction": "bold yellow", "partial": "bold", "unique": "bold cyan", "consensus": "bold green"}
 
 
@@ -39,10 +43,12 @@ def claim_renderable(claim: Claim) -> RenderableType:
     table.add_column(no_wrap=True)  # its stance
     table.add_column(ratio=1)  # a quote of its own words, wrapped
     table.add_column(no_wrap=True)  # the evidence mark, never split
-    for model, stance in claim.stances.items():
+    for row, (model, stance) in enumerate(claim.stances.items()):
         quote = plain(f"“{stance.quote}”") if stance.quote else Text("")
         marker = stance.evidence.marker if stance.evidence is not None else ""
         mark = Text(marker, style="green" if marker.startswith("✓") else "bold red")
+        if marker:  # the app's mark text only: the row's number, never model text, in the meta
+            mark.stylize(Style(meta={EVIDENCE_META: row}))
         table.add_row(plain(model), Text(stance.stance, style="dim" if stance.stance == "silent" else ""), quote, mark)
     parts: list[RenderableType] = [head, table]
     if claim.citations:
@@ -66,6 +72,24 @@ class ClaimCard(Static, can_focus=True):
     def __init__(self, claim: Claim) -> None:
         super().__init__(claim_renderable(claim), classes=f"claim-card -{claim.kind}")
         self.claim = claim
+
+    def quotations(self) -> list[str]:
+        """Each stance's checked words, in the card's row order ("" for a row with none)."""
+        return [
+            stance.evidence.quote if stance.evidence is not None and stance.evidence.marker else ""
+            for stance in self.claim.stances.values()
+        ]
+
+    def first_quotation(self) -> str | None:
+        return next((quote for quote in self.quotations() if quote), None)
+
+    def on_click(self, event: Click) -> None:
+        """A click on a row's ✓/✗ opens the paper at that row's words."""
+        row = event.style.meta.get(EVIDENCE_META)
+        rows = self.quotations()
+        if isinstance(row, int) and 0 <= row < len(rows) and rows[row]:
+            event.stop()
+            self.post_message(PassageRequested(rows[row]))
 
     def on_focus(self) -> None:
         """Show the whole claim: its top at the top of the view once its layout is known."""

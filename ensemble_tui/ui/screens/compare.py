@@ -24,7 +24,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.events import Resize
+from textual.events import Click, Resize
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
@@ -33,9 +33,10 @@ from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.paper.quotes import check_reply_against_pdf
 from ensemble_tui.core.records.compare import CompareRound, Proposal
 from ensemble_tui.core.turn.events import ClaimsMapped
-from ensemble_tui.ui.chat_log.quote_marks import marked, with_marks
+from ensemble_tui.ui.chat_log.quote_marks import marked, quotation_clicked, quotations, with_marks
 from ensemble_tui.ui.chat_log.rendering import markdown, plain
-from ensemble_tui.ui.screens.claims import ClaimsView
+from ensemble_tui.ui.screens.claims import ClaimCard, ClaimsView
+from ensemble_tui.ui.screens.paper import PassageRequested, open_passage
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,12 @@ class CompareColumn(VerticalScroll):
             self.checks = checks
             self.query_one(".compare-body", Static).update(self.body())
 
+    def on_click(self, event: Click) -> None:
+        """A click on a quote mark opens the paper at that quote's passage."""
+        if (quotation := quotation_clicked(event.style.meta, self.checks)) is not None:
+            event.stop()
+            self.post_message(PassageRequested(quotation))
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         screen = self.screen
@@ -126,6 +133,7 @@ class CompareScreen(Screen[str | None]):
         Binding(
             "p", f"show_tab('{PROPOSALS}')", "Proposals", id="compare.proposals", tooltip="The proposals side by side"
         ),
+        Binding("o", "open_passage", "Passage", id="compare.passage", tooltip="The first quote's passage in the paper"),
     ]
 
     def __init__(
@@ -187,6 +195,8 @@ class CompareScreen(Screen[str | None]):
             return self.tab == PROPOSALS and bool(self.rounds)
         if action == "show_tab":
             return bool(parameters) and parameters[0] != self.tab
+        if action == "open_passage":  # where the focus is on a checked quote
+            return self.focused_quotation() is not None
         return True
 
     def action_show_tab(self, tab: str) -> None:
@@ -296,6 +306,7 @@ class CompareScreen(Screen[str | None]):
         for column in self.columns():
             if column.proposal.text == text:
                 column.show_checks(summary, checks)
+        self.refresh_bindings()  # `o` once the focused column has checked quotes
 
     async def action_step(self, step: int) -> None:
         target = self.index + step
@@ -308,6 +319,29 @@ class CompareScreen(Screen[str | None]):
     def action_toggle_layout(self) -> None:
         self.side_by_side = not self.side()
         self.apply_layout()
+
+    def focused_quotation(self) -> str | None:
+        """The first quote of the focused column (Proposals) or claim card (Claims)."""
+        focused = self.focused
+        if isinstance(focused, CompareColumn):
+            return next(iter(quotations(focused.checks)), None)
+        if isinstance(focused, ClaimCard):
+            return focused.first_quotation()
+        return None
+
+    def action_open_passage(self) -> None:
+        quotation = self.focused_quotation()
+        if quotation is None:
+            self.app.notify("No checked quote here to open in the paper.", severity="warning")
+            return
+        self.open_quotation(quotation)
+
+    def on_passage_requested(self, event: PassageRequested) -> None:
+        event.stop()
+        self.open_quotation(event.quotation)
+
+    def open_quotation(self, quotation: str) -> None:
+        open_passage(self.app, quotation, pdf=self.pdf, cache_dir=self.cache_dir)
 
     def action_close(self) -> None:
         self.dismiss(None)

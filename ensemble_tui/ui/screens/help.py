@@ -23,6 +23,7 @@ from ensemble_tui.ui.bindings import GROUPS, HELP_KEY, current_key, key_name, ke
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 
 COMPARE_GROUP = "In Compare"
+PAPER_GROUP = "In the paper view (a click on a quote's ✓/✗ opens it)"
 # The question box's own keys (ui/widgets/chat_input.py): Enter sends, the others edit or scroll.
 INPUT_GROUP_BY_ID = {"chat.send": "Turns"}
 
@@ -50,12 +51,13 @@ def binding_row(binding: Binding, keymap: Mapping[str, str]) -> KeyRow:
 
 
 def key_groups(
-    keymap: Mapping[str, str], added: Sequence[str], compare: Iterable[Binding] = ()
+    keymap: Mapping[str, str], added: Sequence[str], compare: Iterable[Binding] = (), paper: Iterable[Binding] = ()
 ) -> dict[str, list[KeyRow]]:
     """The rows of each group: the question box's keys first, then every action of the table with
     a key, each once, at its key as `keymap` maps it. `added` names the added providers, each on
     its Shift+F key (slots without one are left out). `compare`: Compare's own keys, shown in a
-    group of their own (those it does not show, such as → beside ←, are left out)."""
+    group of their own (those it does not show, such as → beside ←, are left out); `paper`, the
+    paper view's, likewise."""
     groups: dict[str, list[KeyRow]] = {group: [] for group in (*GROUPS, COMPARE_GROUP)}
     for binding in ChatInput.BINDINGS:
         if isinstance(binding, Binding):
@@ -73,15 +75,20 @@ def key_groups(
         KeyRow(key_name(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name, exports and styles too")
     )
     groups[COMPARE_GROUP] = [binding_row(b, keymap) for b in compare if b.show]
+    if paper_rows := [binding_row(b, keymap) for b in paper if b.show]:
+        groups[PAPER_GROUP] = paper_rows
     return groups
 
 
 def app_key_groups(keymap: Mapping[str, str], added: Sequence[str]) -> dict[str, list[KeyRow]]:
-    """The groups for the app, Compare's keys included (its screen imported only now)."""
+    """The groups for the app, Compare's and the paper view's keys included (their screens
+    imported only now)."""
     from ensemble_tui.ui.screens.compare import CompareScreen
+    from ensemble_tui.ui.screens.paper import PaperScreen
 
     compare = (b for b in CompareScreen.BINDINGS if isinstance(b, Binding))
-    return key_groups(keymap, added, compare)
+    paper = (b for b in PaperScreen.BINDINGS if isinstance(b, Binding))
+    return key_groups(keymap, added, compare, paper)
 
 
 def group_table(rows: Sequence[KeyRow], key_width: int) -> Table:

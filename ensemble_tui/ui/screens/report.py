@@ -10,12 +10,16 @@ exporting is asked of the app with ExportRequested.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from rich.console import Group, RenderableType
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical, VerticalScroll
+from textual.events import Click
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
@@ -27,9 +31,12 @@ from ensemble_tui.core.records.report import outcome_label, turn_report
 from ensemble_tui.core.store.archive import StoredTurn
 from ensemble_tui.ui.chat_log.rendering import markdown, plain
 from ensemble_tui.ui.screens.export_picker import ExportChoice, ExportPicker
+from ensemble_tui.ui.screens.paper import open_passage
 from ensemble_tui.ui.turns.active_turn import run_label
 
 QUESTION_CHARS = 70
+QUOTE_CHECKS = "Quote checks"  # the section whose marks open the paper
+QUOTE_META = "report_quote"  # a mark's meta: its quote's number in the run's checks
 TABLE_WIDTH = 112  # a calls table's width with no cell wrapped (`claude-son`/`net-4-6`); narrower scrolls
 
 
@@ -66,6 +73,7 @@ class ReportScreen(Screen[None]):
         Binding("left", "step(-1)", "Previous run", id="report.previous"),
         Binding("right", "step(1)", "Next run", id="report.next"),
         Binding("e", "export", "Export", id="report.export", tooltip="Export this run or the whole chat"),
+        Binding("o", "open_passage", "Passage", id="report.passage", tooltip="The run's first quote in the paper"),
         # Priority: the list of runs has the focus and would take PageUp/PageDown for itself.
         Binding("pagedown", "page(1)", "Page down", show=False, priority=True, id="report.page_down"),
         Binding("pageup", "page(-1)", "Page up", show=False, priority=True, id="report.page_up"),
@@ -135,7 +143,10 @@ class ReportScreen(Screen[None]):
         title.append_text(plain(describe_run(record, self.extra_providers)))
         sections: list[Static | HorizontalScroll] = [Static(title, classes="report-title")]
         for section in turn_report(record, replaced=index in self.replaced):
-            shown = Static(markdown(f"## {section.title}\n\n{section.markdown}"), classes="report-section")
+            body = markdown(f"## {section.title}\n\n{section.markdown}")
+            if section.title == QUOTE_CHECKS:
+                body = quote_checks_renderable(record)
+            shown = Static(body, classes="report-section")
             # A section that is one table keeps its columns whole and scrolls sideways when narrow.
             wide = section.markdown.lstrip().startswith("|")
             sections.append(HorizontalScroll(shown, classes="report-table-box") if wide else shown)
@@ -177,5 +188,63 @@ class ReportScreen(Screen[None]):
 
         self.app.push_screen(ExportPicker(), chosen)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_passage":
+            return bool(self.turns) and bool(run_quotations(self.record))
+        return True
+
+    def action_open_passage(self) -> None:
+        """The run's first checked quote (the final reply's first, if it has one) in the paper."""
+        quotes = run_quotations(self.record)
+        if quotes:
+            open_passage(self.app, quotes[0][1])
+
+    def on_click(self, event: Click) -> None:
+        """A click on a mark of the Quote checks section opens that quote's passage."""
+        number = event.style.meta.get(QUOTE_META)
+        quotes = run_quotations(self.record) if self.turns else []
+        if isinstance(number, int) and 0 <= number < len(quotes):
+            event.stop()
+            open_passage(self.app, quotes[number][1])
+
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def run_quotations(record: TurnRecord) -> list[tuple[str, str]]:
+    """Every checked quote of the run as (whose text, the quotation), the final reply's first."""
+    from ensemble_tui.core.paper.quotes import QuoteReport
+
+    found: list[tuple[str, str]] = []
+    for artifact in sorted(record.artifacts, key=lambda a: bool(a.author)):  # the final reply ("") first
+        if artifact.kind == "quotes":
+            report = QuoteReport.from_record(artifact.data)
+            found += [(artifact.author, check.quotation.text) for check in report.quotes]
+    return found
+
+
+def quote_checks_renderable(record: TurnRecord) -> RenderableType:
+    """The Quote checks section as the core words it (core.records.report), each quote's mark
+    clickable: the mark's cells carry its number in `run_quotations`; the words are plain Text."""
+    from ensemble_tui.core.paper.quotes import QuoteReport, stderr_lines
+
+    numbers = {quote: n for n, quote in reversed(list(enumerate(run_quotations(record))))}
+    section = Text(end="")
+    for artifact in (a for a in record.artifacts if a.kind == "quotes"):
+        report = QuoteReport.from_record(artifact.data)
+        section.append(f"{artifact.author or 'Final reply'}:", style="bold")
+        section.append_text(plain(f" {report.summary() or 'nothing to check'}"))
+        section.append("\n")
+        lines = stderr_lines(report) or ["no quotations"]
+        for n, line in enumerate(lines):
+            section.append("\n • ", style="bold")
+            start = len(section)
+            section.append_text(plain(line))
+            if n < len(report.quotes) and not report.notice:
+                check = report.quotes[n]
+                meta: dict[str, Any] = {QUOTE_META: numbers.get((artifact.author, check.quotation.text))}
+                mark = start + len("quote ")
+                section.stylize(RichStyle(meta=meta, underline=True), mark, mark + len(check.marker))
+        section.append("\n\n")
+    section.rstrip()
+    return Group(markdown(f"## {QUOTE_CHECKS}"), section)
