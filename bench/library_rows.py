@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from bench.content import reply_text
+from bench.sizes import FULL, Sizes
 from bench.table import Row, error_row, millis, ratio, seconds, verdict
 from ensemble_tui.core.chat.runlog import Artifact, TurnRecord
 from ensemble_tui.core.chat.session import LISTS, ChatMessage, SessionData
@@ -34,11 +35,8 @@ from ensemble_tui.core.store.archive import ListChange, RunArchive, SessionRow
 from ensemble_tui.core.store.home import seed_home
 from ensemble_tui.core.store.session_store import SessionStore, TurnChange
 
-CHATS, TURNS_PER_CHAT = 200, 50
-HISTORY_CHATS = 1000
 QUERY_GOAL_S, BUILD_GOAL_S, APPEND_GOAL_S, OPEN_GOAL_S = 0.030, 10.0, 0.050, 0.200
 FLAT_GOAL = 1.5
-APPENDS = 15
 
 
 def _vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
@@ -100,14 +98,14 @@ def chat_id(number: int) -> str:
     return f"2026-01-{1 + number // 100:02d}_00-{number % 100 // 60:02d}-{number % 60:02d}"
 
 
-def make_library(root: Path) -> Path:
+def make_library(root: Path, sizes: Sizes = FULL) -> Path:
     home = root / "library-home"
     paths = seed_home(home)
     archive = RunArchive(paths.archive)
     prose = Prose()
     try:
-        for number in range(CHATS):
-            write_chat(archive, prose, chat_id(number), TURNS_PER_CHAT)
+        for number in range(sizes.library_chats):
+            write_chat(archive, prose, chat_id(number), sizes.library_turns)
     finally:
         archive.close()
     return home
@@ -129,12 +127,12 @@ def queries(prose: Prose) -> list[str]:
     return found
 
 
-def _query_rows(archive: RunArchive, prose: Prose) -> list[Row]:
+def _query_rows(archive: RunArchive, prose: Prose, sizes: Sizes) -> list[Row]:
     asked = queries(prose)
     archive.search(asked[0])  # the first query opens the connection
     times: list[float] = []
     cpu: list[float] = []
-    for _ in range(3):
+    for _ in range(sizes.query_rounds):
         for query in asked:
             started, started_cpu = time.perf_counter(), time.process_time()
             archive.search(query, 20)
@@ -156,7 +154,7 @@ def _query_rows(archive: RunArchive, prose: Prose) -> list[Row]:
     return [
         Row(
             "9.a",
-            f"search: a query's p95, {CHATS} chats, {CHATS * TURNS_PER_CHAT:,} turns",
+            f"search: a query's p95, {sizes.library_chats} chats, {sizes.library_chats * sizes.library_turns:,} turns",
             millis(p95),
             f"LIKE scan {millis(scan)}",
             ratio(p95, scan),
@@ -168,7 +166,7 @@ def _query_rows(archive: RunArchive, prose: Prose) -> list[Row]:
     ]
 
 
-def _build_row(home: Path) -> Row:
+def _build_row(home: Path, sizes: Sizes) -> Row:
     archive = RunArchive(home / "History.sqlite3")
     try:
         with archive.transaction() as db:  # the home as a version before the index left it
@@ -184,7 +182,7 @@ def _build_row(home: Path) -> Row:
         archive.close()
     return Row(
         "9.b",
-        f"search: index {CHATS} chats, {CHATS * TURNS_PER_CHAT:,} turns from nothing",
+        f"search: index {sizes.library_chats} chats, {sizes.library_chats * sizes.library_turns:,} turns from nothing",
         seconds(took),
         "-",
         "-",
@@ -195,7 +193,7 @@ def _build_row(home: Path) -> Row:
     )
 
 
-def _append_times(home: Path, indexed: bool) -> dict[int, float]:
+def _append_times(home: Path, indexed: bool, sizes: Sizes) -> dict[int, float]:
     """Median commit_turn time at each size, the index on or off (a home not indexed yet)."""
     paths = seed_home(home)
     archive = RunArchive(paths.archive)
@@ -206,13 +204,13 @@ def _append_times(home: Path, indexed: bool) -> dict[int, float]:
         if not indexed:
             with archive.transaction() as db:
                 db.execute("DELETE FROM search_meta")
-        for size in (TURNS_PER_CHAT, 1000):
+        for size in (sizes.library_turns, sizes.long_chat):
             chat = f"2026-02-01_00-00-{size % 60:02d}-{'i' if indexed else 'n'}{size}"
             write_chat(archive, prose, chat, size)
             session = store.archived(chat)
             assert session is not None
             times: list[float] = []
-            for number in range(APPENDS):
+            for number in range(sizes.appends):
                 question, reply, record = _turn(prose, chat, size + number + 1)
                 session.history += [question, reply]
                 change = TurnChange(session, [question, reply], [], {}, 0.01, record)
@@ -227,27 +225,28 @@ def _append_times(home: Path, indexed: bool) -> dict[int, float]:
     return result
 
 
-def _append_rows(home: Path) -> list[Row]:
-    off = _append_times(home, indexed=False)
-    on = _append_times(home, indexed=True)
+def _append_rows(home: Path, sizes: Sizes) -> list[Row]:
+    off = _append_times(home, indexed=False, sizes=sizes)
+    on = _append_times(home, indexed=True, sizes=sizes)
     rows = [
         Row(
-            f"9.{'c' if size == TURNS_PER_CHAT else 'd'}",
+            f"9.{'c' if size == sizes.library_turns else 'd'}",
             f"append a turn (commit_turn, with the index) at {size} turns",
             millis(on[size]),
             f"no index {millis(off[size])}",
             ratio(on[size], off[size]),
             f"<= {APPEND_GOAL_S * 1000:.0f} ms",
             verdict(on[size] <= APPEND_GOAL_S),
-            f"median of {APPENDS}, in the home of {CHATS * TURNS_PER_CHAT:,} turns; the transcript rewrite included",
+            f"median of {sizes.appends}, in the home of {sizes.library_chats * sizes.library_turns:,} turns; "
+            "the transcript rewrite included",
         )
-        for size in (TURNS_PER_CHAT, 1000)
+        for size in (sizes.library_turns, sizes.long_chat)
     ]
-    small, large = on[TURNS_PER_CHAT], on[1000]
+    small, large = on[sizes.library_turns], on[sizes.long_chat]
     rows.append(
         Row(
             "9.e",
-            f"flat: append at 1000 vs {TURNS_PER_CHAT} turns",
+            f"flat: append at {sizes.long_chat} vs {sizes.library_turns} turns",
             millis(large),
             millis(small),
             ratio(large, small),
@@ -258,35 +257,35 @@ def _append_rows(home: Path) -> list[Row]:
     return rows
 
 
-def _history_rows(root: Path) -> list[Row]:
+def _history_rows(root: Path, sizes: Sizes) -> list[Row]:
     home = root / "history-home"
     paths = seed_home(home)
     archive = RunArchive(paths.archive)
     prose = Prose(seed=11)
-    for number in range(HISTORY_CHATS):
+    for number in range(sizes.history_chats):
         write_chat(
             archive,
             prose,
             f"2025-{1 + number // 100 % 12:02d}-01_00-{number // 60 % 60:02d}-{number % 60:02d}-{number}",
             2,
         )
-    opened, typed, few = asyncio.run(_time_history(archive))
+    opened, typed, few = asyncio.run(_time_history(archive, sizes.history_opens))
     archive.close()
     return [
         Row(
             "9.f",
-            f"history screen with {HISTORY_CHATS:,} chats: Ctrl+G to its first refresh",
+            f"history screen with {sizes.history_chats:,} chats: Ctrl+G to its first refresh",
             millis(opened),
             f"3 chats {millis(few)}",
             ratio(opened, few),
             f"<= {OPEN_GOAL_S * 1000:.0f} ms",
             verdict(opened <= OPEN_GOAL_S),
-            "median of 7, headless 120x40, in-process app with the real HistoryScreen and archive; the "
+            f"median of {sizes.history_opens}, headless 120x40, in-process app with the real HistoryScreen and archive; the "
             "baseline is the same screen given 3 of the chats",
         ),
         Row(
             "9.g",
-            f"history with {HISTORY_CHATS:,} chats: a letter typed to its results shown",
+            f"history with {sizes.history_chats:,} chats: a letter typed to its results shown",
             millis(typed),
             "-",
             "-",
@@ -297,7 +296,7 @@ def _history_rows(root: Path) -> list[Row]:
     ]
 
 
-async def _time_history(archive: RunArchive) -> tuple[float, float, float]:
+async def _time_history(archive: RunArchive, times: int) -> tuple[float, float, float]:
     from textual.app import App
 
     from ensemble_tui.ui.screens.history import HistoryScreen
@@ -319,7 +318,7 @@ async def _time_history(archive: RunArchive) -> tuple[float, float, float]:
     few: list[float] = []
     app = Bench()
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(7):
+        for _ in range(times):
             started = time.perf_counter()
             await pilot.press("ctrl+g")
             while not app.shown_at:
@@ -348,22 +347,26 @@ async def _time_history(archive: RunArchive) -> tuple[float, float, float]:
     return statistics.median(opens), statistics.median(types), statistics.median(few)
 
 
-def run(root: Path) -> list[Row]:
+def run(root: Path, sizes: Sizes = FULL) -> list[Row]:
     rows: list[Row] = []
     try:
         started = time.perf_counter()
-        home = make_library(root)
+        home = make_library(root, sizes)
         made = time.perf_counter() - started
     except Exception as exc:
         return [error_row("9.a", "search: generating the home", exc)]
     archive = RunArchive(home / "History.sqlite3")
     try:
-        rows += _query_rows(archive, Prose())
+        rows += _query_rows(archive, Prose(), sizes)
     except Exception as exc:
         rows.append(error_row("9.a", "search: a query's p95", exc))
     finally:
         archive.close()
-    for make in (lambda: [_build_row(home)], lambda: _append_rows(home), lambda: _history_rows(root)):
+    for make in (
+        lambda: [_build_row(home, sizes)],
+        lambda: _append_rows(home, sizes),
+        lambda: _history_rows(root, sizes),
+    ):
         try:
             rows += make()
         except Exception as exc:

@@ -72,7 +72,7 @@ def run_rows(wanted: set[str], repeats: int, naive_timeout_s: float, sizes: Size
             ("6", lambda: upload_rows.run(root, sizes)),
             ("7", lambda: quote_rows.run(root, sizes)),
             ("8", lambda: warm_rows.run(root, repeats, sizes, shared)),
-            ("9", lambda: library_rows.run(root)),
+            ("9", lambda: library_rows.run(root, sizes)),
         ]
         for keys, run_family in families:
             if wanted & set(keys.split(",")):

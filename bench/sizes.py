@@ -38,6 +38,15 @@ class Sizes:
     # run waits longer: it judges no timing, and the suite may share the machine with others.
     reply_timeout_s: float = 8.0
     turn_timeout_s: float = 30.0
+    # Row 9 (search): the generated home (chats x turns, replies of about 2 KB), the longer chat
+    # a turn is appended to (9.d), the history screen's chats (9.f), and how often each is timed.
+    library_chats: int = 200
+    library_turns: int = 50
+    long_chat: int = 1000
+    appends: int = 15
+    query_rounds: int = 3
+    history_chats: int = 1000
+    history_opens: int = 7
     # What only the timing needs: the baselines the rows compare with, and a fresh process (and a
     # simulator of its own) for each measurement. The smoke runs each row's own code path once.
     baselines: bool = True
@@ -68,4 +77,11 @@ SMOKE = Sizes(
     baselines=False,
     one_process=True,
     turn_cases=("1.a", "1.d-with-map"),  # a single model; All with its claim map
+    library_chats=3,
+    library_turns=2,
+    long_chat=4,
+    appends=2,
+    query_rounds=1,
+    history_chats=3,
+    history_opens=1,
 )
