@@ -298,6 +298,9 @@ class MessageLog(VerticalScroll):
             self.query(".empty-hint").remove()
             self._entries.extend(fresh)
             self._body.mount_all(fresh)
+            # Now, not once the mount is done (Textual's own request): a layout another widget
+            # asks for meanwhile would use the body's old height and leave the new entries unseen.
+            self._body.refresh(layout=True)
             self._scroll_to_newest()
 
     def _chat_entry(self, message: ChatMessage) -> ChatEntry:
