@@ -231,15 +231,19 @@ def responsive(root: Path, env: dict[str, str], sizes: Sizes) -> list[Row]:
         "env": env,
         "big": sizes.big_reply,
         "idle_s": sizes.idle_s,
+        "later_turns": sizes.later_turns,
         "turn_timeout": sizes.turn_timeout_s,
     }
     try:
-        result = run_child("responsive", args, 4 * sizes.turn_timeout_s)
+        result = run_child("responsive", args, (2 + sizes.later_turns) * sizes.turn_timeout_s)
     except Exception as exc:
         return [error_row("4.a", "responsiveness during an All turn", exc)]
     idle = result["idle"]
     rows = []
-    for prefix, name, label in (("4.a", "first", "1st All turn"), ("4.c", "second", "2nd All turn")):
+    for prefix, name, label in (
+        ("4.a", "first", "1st All turn"),
+        ("4.c", "second", f"All turns 2-{1 + sizes.later_turns}"),
+    ):
         busy = result[name]
         key_b = prefix[:2] + chr(ord(prefix[2]) + 1)
         answered = "" if busy["answered"] else " (no final reply seen)"
