@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import statistics
 import string
 import sys
 import time
@@ -182,26 +183,29 @@ async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[st
     typist = Typist(app, probe, seed=2)
     monitor = LagMonitor()
 
+    def summary(lags: list[float], delays: list[float], missed: int) -> dict[str, Any]:
+        return {
+            "lag_p99": percentile(lags, 0.99),
+            "lag_max": max(lags, default=float("nan")),
+            "lag_samples": len(lags),
+            "key_p99": percentile(delays, 0.99),
+            "key_median": percentile(delays, 0.5),
+            "keys": len(delays),
+            "keys_missed": missed,
+        }
+
     async def phase(seconds: float, until: asyncio.Future[Any] | None = None) -> dict[str, Any]:
         typist.delays, typist.missed = [], 0
         monitor.start()
         await typist.type_for(seconds, until)
         lags = await monitor.stop()
-        return {
-            "lag_p99": percentile(lags, 0.99),
-            "lag_max": max(lags, default=float("nan")),
-            "lag_samples": len(lags),
-            "key_p99": percentile(typist.delays, 0.99),
-            "key_median": percentile(typist.delays, 0.5),
-            "keys": len(typist.delays),
-            "keys_missed": typist.missed,
-        }
+        return {**summary(lags, typist.delays, typist.missed), "lags": lags, "delays": list(typist.delays)}
 
     async def body() -> dict[str, Any]:
         await wait_opened(app, probe, args["turns"])
         idle = await phase(args["idle_s"])
         turns = []
-        for number in range(1, args.get("busy_turns", 2) + 1):
+        for number in range(1, 2 + args.get("later_turns", 1)):
             final = probe.wait_for(f"Question {number} answered")
             await send_question(typist, f"[big={args['big']}] Question {number}: compare every style in depth.")
             started = time.perf_counter()
@@ -215,8 +219,17 @@ async def _responsiveness(app: Any, times: Any, args: dict[str, Any]) -> dict[st
                     f"turn {number}: no final reply; the screen:\n{_svg_text(app.export_screenshot())}", file=sys.stderr
                 )
             await asyncio.sleep(0.5)
-        named = dict(zip(("first", "second"), turns, strict=False))
-        return {"idle": idle, **named, "calls": len(times.spans), **memory_mb()}
+        if len(turns) < 2:  # the smoke run types through the first turn only (Sizes.later_turns 0)
+            return {"idle": idle, "first": turns[0], "calls": len(times.spans), **memory_mb()}
+        later = turns[1:]
+        second = summary(
+            [lag for turn in later for lag in turn["lags"]],
+            [delay for turn in later for delay in turn["delays"]],
+            sum(turn["keys_missed"] for turn in later),
+        )
+        second.update(turn_s=statistics.median(t["turn_s"] for t in later), answered=all(t["answered"] for t in later))
+        slim = [{k: v for k, v in t.items() if k not in ("lags", "delays")} for t in (idle, turns[0])]
+        return {"idle": slim[0], "first": slim[1], "second": second, "calls": len(times.spans), **memory_mb()}
 
     return await run_headless(app, body, args["timeout"])
 

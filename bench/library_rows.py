@@ -280,8 +280,8 @@ def _history_rows(root: Path, sizes: Sizes) -> list[Row]:
             ratio(opened, few),
             f"<= {OPEN_GOAL_S * 1000:.0f} ms",
             verdict(opened <= OPEN_GOAL_S),
-            f"median of {sizes.history_opens}, headless 120x40, in-process app with the real HistoryScreen and archive; the "
-            "baseline is the same screen given 3 of the chats",
+            f"median of {sizes.history_opens}, headless 120x40, in-process app with the real HistoryScreen "
+            "and archive; the baseline is the same screen given 3 of the chats",
         ),
         Row(
             "9.g",

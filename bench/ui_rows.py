@@ -246,18 +246,21 @@ def responsive(root: Path, env: dict[str, str], sizes: Sizes) -> list[Row]:
         "turns": sizes.open_turns,
         "env": env,
         "big": sizes.big_reply,
-        "busy_turns": sizes.busy_turns,
         "idle_s": sizes.idle_s,
+        "later_turns": sizes.later_turns,
         "turn_timeout": sizes.turn_timeout_s,
     }
     try:
-        result = run_child("responsive", args, 4 * sizes.turn_timeout_s, sizes)
+        result = run_child("responsive", args, (2 + sizes.later_turns) * sizes.turn_timeout_s, sizes)
     except Exception as exc:
         return [error_row("4.a", "responsiveness during an All turn", exc)]
     idle = result["idle"]
     rows = []
-    for prefix, name, label in (("4.a", "first", "1st All turn"), ("4.c", "second", "2nd All turn")):
-        if name not in result:  # the smoke run types through one turn (Sizes.busy_turns)
+    for prefix, name, label in (
+        ("4.a", "first", "1st All turn"),
+        ("4.c", "second", f"All turns 2-{1 + sizes.later_turns}"),
+    ):
+        if name not in result:  # the smoke run types through one turn (Sizes.later_turns 0)
             continue
         busy = result[name]
         key_b = prefix[:2] + chr(ord(prefix[2]) + 1)

@@ -26,7 +26,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Header, TabbedContent, TabPane
 
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.config import PROVIDERS
@@ -65,6 +65,7 @@ from ensemble_tui.ui.turns.turn_controller import TurnController
 from ensemble_tui.ui.turns.turn_keys import TurnKeys
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
+from ensemble_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from ensemble_tui.core.turn.engine import Engine
@@ -130,7 +131,7 @@ class EnsembleApp(App[int]):
         self.turn_keys.restore_choices(workspace.session.last_mode, workspace.session.last_style)
         self._initial_pdf = pdf
         self.chat_id = workspace.session.id  # the chat on screen (set where a chat is opened)
-        self._footer: Footer | None = None  # made in compose()
+        self._footer: SteadyFooter | None = None  # made in compose()
         # Configurations/Keymap.json, read once: Textual's keymap remaps the bindings with it, and
         # the palette, the help screen and the buttons name the keys through it (ui/bindings.py).
         self.keymap, self._keymap_warning = load_keymap(workspace.paths.configurations / KEYMAP_FILE)
@@ -201,7 +202,7 @@ class EnsembleApp(App[int]):
             for pane_id, title, _widget in hidden:
                 with TabPane(title, id=pane_id):
                     yield panes.lazy[pane_id]
-        self._footer = Footer(compact=True)
+        self._footer = SteadyFooter(compact=True)
         yield self._footer
         yield self.turns
 

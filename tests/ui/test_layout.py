@@ -193,6 +193,26 @@ async def test_the_footer_shows_the_keys_seen_nowhere_else_whole(workspace, chat
             assert label not in line
 
 
+async def test_a_turn_leaves_the_footer_as_drawn_and_a_remapped_key_redraws_it(workspace, chatty, make_app):
+    """Textual's Footer rebuilt its keys (and laid out the whole screen twice) whenever the app
+    refreshed its bindings, twice a turn, though no key it shows changes with a turn (issue 36)."""
+    app = make_app()
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        footer = app.query_one(Footer)
+        keys = list(footer.children)
+        line = footer_line(app)
+        await type_text(pilot, "Why?")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.chat.log_view.items[-1].role == "assistant"
+        assert list(footer.children) == keys and all(a is b for a, b in zip(footer.children, keys, strict=True))
+        assert footer_line(app) == line
+        app.set_keymap({"history.open": "ctrl+s"})  # a key it shows changes: the footer follows
+        await settle(pilot)
+        assert "^s History" in footer_line(app) and "^g History" not in footer_line(app)
+
+
 # ----- a long reply --------------------------------------------------------------------------
 
 LONG_REPLY = "\n".join(

@@ -332,6 +332,9 @@ class MessageLog(VerticalScroll):
             self.query(".empty-hint").remove()
             self._entries.extend(fresh)
             self._body.mount_all(fresh)
+            # Now, not once the mount is done (Textual's own request): a layout another widget
+            # asks for meanwhile would use the body's old height and leave the new entries unseen.
+            self._body.refresh(layout=True)
             self._scroll_to_newest()
 
     def _chat_entry(self, message: ChatMessage) -> ChatEntry:
@@ -521,7 +524,7 @@ class MessageLog(VerticalScroll):
         hidden pane is not: it waits a few refreshes, then shows the reply whole at the end)."""
         if not reply.is_attached:
             return
-        if not reply.outer_size.height and refreshes_left:
+        if not self._start_in_view(reply) and refreshes_left:
             self.call_after_refresh(self._after_reveal_frame, reply, top, cap, unless_followed, refreshes_left - 1)
             return
         if cap is not None:
@@ -535,6 +538,15 @@ class MessageLog(VerticalScroll):
             return
         self.release_anchor()
         self._scroll_to_top(top)
+
+    def _start_in_view(self, reply: LogEntry) -> bool:
+        """Whether the last frame laid `reply` out with its first row in the view. A layout
+        that another widget asked for while the reply was still mounting (the status line at a
+        turn's end) places it below the body's old end, out of sight; the next one shows it."""
+        y = reply.virtual_region.y
+        return (
+            bool(reply.outer_size.height) and self.scroll_y <= y < self.scroll_y + self.scrollable_content_region.height
+        )
 
     def _scroll_to_top(self, top: LogEntry, refreshes_left: int = 5) -> None:
         """Scroll `top` to the top of the view, now if the layout reaches that far (it does
