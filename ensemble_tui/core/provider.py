@@ -19,7 +19,10 @@ ReasoningEffort = Literal["low", "medium", "high"]
 
 
 @dataclass(frozen=True)
-class Turn:
+class Message:
+    """One message of the conversation a model is sent: who said it and what (a chat's turn is
+    two of them, the question and the reply)."""
+
     role: Role
     text: str
 
@@ -124,7 +127,7 @@ class CallRequest:
 
     model: str
     system: str
-    messages: tuple[Turn, ...]
+    messages: tuple[Message, ...]
     pdf: Path | None = None
     temperature: float | None = None
     web_search: bool = True

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ensemble_tui.core.errors import PromptFileError
-from ensemble_tui.core.provider import Turn, Usage
+from ensemble_tui.core.provider import Message, Usage
 from ensemble_tui.core.turn.costs import CHARS_PER_TOKEN, fixed_cost, usage_cost
 from ensemble_tui.eval.arms import SHARING, Arm, ArmKit
 from ensemble_tui.eval.judging import eligible_judges, pairs_to_judge
@@ -53,13 +53,13 @@ def _call(kit: ArmKit, question: EvalQuestion, provider: str, judge: bool = Fals
     pdf = Path(question.pdf) if question.pdf and Path(question.pdf).is_file() else None
     caller = kit.caller(pdf)
     if judge:
-        system, messages = "", (Turn("user", "x" * (JUDGE_PROMPT_CHARS + 2 * ANSWER_TOKENS * CHARS_PER_TOKEN)),)
+        system, messages = "", (Message("user", "x" * (JUDGE_PROMPT_CHARS + 2 * ANSWER_TOKENS * CHARS_PER_TOKEN)),)
     else:
         try:
             system = kit.prompts.proposer_system(provider)
         except PromptFileError:
             system = ""
-        messages = (*(Turn(m.role, m.text) for m in question.history), Turn("user", question.text))
+        messages = (*(Message(m.role, m.text) for m in question.history), Message("user", question.text))
     request = caller.request(provider, system, messages)
     spec = kit.configs[provider].spec_or_cautious(request.model)
     output = VERDICT_TOKENS if judge else ANSWER_TOKENS

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ensemble_tui.core.money import cents
-from ensemble_tui.core.provider import Turn
+from ensemble_tui.core.provider import Message
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.eval.arms import SHARING, Arm, ArmKit, Proposals, arm_config, run_arm
 from ensemble_tui.eval.model import ArmAnswer, EvalPlan, EvalQuestion, GradeVerdict, Verdict
@@ -243,7 +243,7 @@ class EvalRunner:
         uploads reused, as a proposer's call does), and the anonymous answers as text, reserved
         against the eval's cap."""
         caller = self.kit.caller(pdf)
-        reply = await caller.call(provider, "reviewer", system, (Turn("user", user_text),))
+        reply = await caller.call(provider, "reviewer", system, (Message("user", user_text),))
         return reply.text, caller.spent
 
 

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.provider import CallRequest, OutputSchema, Reply, Turn, Usage
+from ensemble_tui.core.provider import CallRequest, Message, OutputSchema, Reply, Usage
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -271,7 +271,7 @@ def thinking_options(model: str, effort: str | None, limit: int | None = None) -
     return {"thinking": {"type": "enabled", "budget_tokens": budget}, "max_tokens": max_tokens}
 
 
-def build_messages(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:
+def build_messages(messages: tuple[Message, ...], file_ref: str | None) -> list[dict[str, Any]]:
     """Turns as content blocks, with the document first in the first user turn.
 
     Cache breakpoints: the document block, and the last block before the new user turn, so the

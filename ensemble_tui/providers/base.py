@@ -17,7 +17,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
+from ensemble_tui.core.provider import CallRequest, ErrorKind, Message, ProviderError, Reply
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import CallContext, FileGone
 from ensemble_tui.providers.io_loop import call_soon, on_io_loop
@@ -177,7 +177,7 @@ class SdkProvider:
             await self._client_instance.close()
 
 
-def first_user_index(messages: tuple[Turn, ...]) -> int | None:
+def first_user_index(messages: tuple[Message, ...]) -> int | None:
     """Where the PDF goes: the first user turn.
 
     The first turn never changes during a chat, so the PDF sits in the same place in every
@@ -191,7 +191,7 @@ def first_user_index(messages: tuple[Turn, ...]) -> int | None:
     return None
 
 
-def turn_text(turn: Turn) -> str:
+def turn_text(turn: Message) -> str:
     """APIs reject empty text blocks; a blank turn (should not happen) gets a placeholder."""
     return turn.text if turn.text.strip() else "(empty)"
 

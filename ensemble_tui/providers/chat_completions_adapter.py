@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import urlsplit
 
-from ensemble_tui.core.provider import CallRequest, ErrorKind, OutputSchema, ProviderError, Reply, Turn, Usage
+from ensemble_tui.core.provider import CallRequest, ErrorKind, Message, OutputSchema, ProviderError, Reply, Usage
 from ensemble_tui.providers.base import DEFAULT_TIMEOUT_S, SdkProvider, dedupe, first_user_index, turn_text
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import (
@@ -196,7 +196,7 @@ def response_format(output: OutputSchema) -> dict[str, Any]:
 
 
 def build_messages(
-    system: str, turns: tuple[Turn, ...], pdf_content: str | None, pdf_mode: PdfMode, pdf_name: str
+    system: str, turns: tuple[Message, ...], pdf_content: str | None, pdf_mode: PdfMode, pdf_name: str
 ) -> list[dict[str, Any]]:
     """The system message, then the turns; the PDF goes in the first user turn.
 

@@ -18,7 +18,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn, Usage
+from ensemble_tui.core.provider import CallRequest, ErrorKind, Message, ProviderError, Reply, Usage
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -264,7 +264,7 @@ def _state(uploaded: Any) -> str:
     return str(getattr(state, "value", state) or "ACTIVE")
 
 
-def wire_contents(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:
+def wire_contents(messages: tuple[Message, ...], file_ref: str | None) -> list[dict[str, Any]]:
     """Turns as `user` / `model` contents in the form the SDK itself writes to the request body
     (the file part's inner keys are snake_case there too); the PDF is a file part in the first
     user turn.

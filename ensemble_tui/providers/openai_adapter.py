@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.provider import CallRequest, ErrorKind, OutputSchema, ProviderError, Reply, Turn, Usage
+from ensemble_tui.core.provider import CallRequest, ErrorKind, Message, OutputSchema, ProviderError, Reply, Usage
 from ensemble_tui.providers.base import (
     DEFAULT_TIMEOUT_S,
     FILE_OP_TIMEOUT_S,
@@ -216,7 +216,7 @@ def withheld_reason(response: Any) -> str | None:
     return None
 
 
-def build_input(messages: tuple[Turn, ...], file_ref: str | None) -> list[dict[str, Any]]:
+def build_input(messages: tuple[Message, ...], file_ref: str | None) -> list[dict[str, Any]]:
     """Turns as Responses API messages; the PDF is an `input_file` part of the first user turn."""
     with_file = first_user_index(messages) if file_ref else None
     items: list[dict[str, Any]] = []

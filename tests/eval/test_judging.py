@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ensemble_tui.core.chat.session import ChatMessage
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Turn
+from ensemble_tui.core.provider import CallRequest, ErrorKind, Message, ProviderError
 from ensemble_tui.eval.judging import VerdictParseError, baseline_arms, judge_question, parse_verdict
 from ensemble_tui.eval.model import EvalQuestion
 from ensemble_tui.eval.stats import pair_outcomes
@@ -216,7 +216,7 @@ async def test_judging_through_the_real_anthropic_sdk_against_the_simulator(tmp_
 
         async def call(provider: str, system: str, user_text: str) -> tuple[str, float]:
             request = CallRequest(
-                model="claude-test", system=system, messages=(Turn("user", user_text),), pdf=pdf, web_search=False
+                model="claude-test", system=system, messages=(Message("user", user_text),), pdf=pdf, web_search=False
             )
             reply = await adapter.complete(request)
             return reply.text, 0.001

@@ -153,7 +153,7 @@ def test_an_unknown_format_is_refused():
 def test_the_chart_fills_the_page_its_labels_never_overlap_and_its_ticks_share_one_precision():
     """Issue 35 §9: `council` and `all` printed as "counciall", the ticks mixed $0.000, $0.054 and
     $0.11, and the chart was 400 px wide on a 1,200 px page."""
-    from ensemble_tui.core.eval.chart import LABEL_CHAR_W, LABEL_H, Point, cost_chart
+    from ensemble_tui.eval.chart import LABEL_CHAR_W, LABEL_H, Point, cost_chart
 
     points = [
         Point("claude", 0.020, 0.5, reference=True),

@@ -33,7 +33,7 @@ import pytest_asyncio
 
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.chat.session import SessionData
-from ensemble_tui.core.provider import CallRequest, Provider, Turn
+from ensemble_tui.core.provider import CallRequest, Message, Provider
 from ensemble_tui.core.store.archive import RunArchive
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import (
@@ -245,7 +245,7 @@ async def adapters(matrix_sim: Simulator, tmp_path_factory: pytest.TempPathFacto
     closed = {URL_VARS[label]: closed_port_url() for label in PROVIDERS}
     refused, _ = build_providers(workspace, env={**matrix_sim.env, **closed})
     for adapter in reachable.values():  # SDK imports and client set-up happen here, not in a timed call
-        await adapter.complete(CallRequest("warm-up", "", (Turn("user", "Hello?"),), web_search=False))
+        await adapter.complete(CallRequest("warm-up", "", (Message("user", "Hello?"),), web_search=False))
     yield Adapters(reachable, refused)
     for adapter in (*reachable.values(), *refused.values()):
         await adapter.aclose()

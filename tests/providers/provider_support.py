@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.provider import CallRequest, ReasoningEffort, Turn
+from ensemble_tui.core.provider import CallRequest, Message, ReasoningEffort
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.gemini_adapter import GeminiProvider
 from ensemble_tui.providers.openai_adapter import OpenAIProvider
@@ -33,7 +33,7 @@ def ask(
 ) -> CallRequest:
     """A request whose messages alternate user / assistant, starting and ending with the user."""
     roles = ("user", "assistant")
-    turns = tuple(Turn(roles[index % 2], text) for index, text in enumerate(texts or ("What is this paper about?",)))
+    turns = tuple(Message(roles[index % 2], text) for index, text in enumerate(texts or ("What is this paper about?",)))
     return CallRequest(
         model=model,
         system=system,
@@ -48,11 +48,11 @@ def ask(
 
 # ----- what a model received, decoded from the request body the simulator recorded ----------
 
-Message = tuple[str, str]  # (role, text); role is "system", "user" or "assistant"
+WireMessage = tuple[str, str]  # (role, text); role is "system", "user" or "assistant"
 FILE_PART = "[file]"  # a file part (the PDF) in a message, where each API puts it
 
 
-def received(call: RecordedRequest) -> list[Message]:
+def received(call: RecordedRequest) -> list[WireMessage]:
     """The messages one model call carried, in order, the system prompt first, whatever API
     the adapter spoke: the same contract reads alike for every provider."""
     body = call.body if isinstance(call.body, dict) else {}
@@ -74,7 +74,7 @@ def _texts(parts: Any, text_types: tuple[str, ...]) -> str:
     return "\n".join(texts)
 
 
-def _responses(body: dict[str, Any]) -> list[Message]:
+def _responses(body: dict[str, Any]) -> list[WireMessage]:
     """OpenAI Responses: `instructions`, then `input` (a string, or role/content items)."""
     system = [("system", body["instructions"])] if body.get("instructions") else []
     items = body.get("input") or []
@@ -83,14 +83,14 @@ def _responses(body: dict[str, Any]) -> list[Message]:
     return [*system, *((item["role"], _texts(item["content"], ("input_text", "output_text"))) for item in items)]
 
 
-def _messages(body: dict[str, Any]) -> list[Message]:
+def _messages(body: dict[str, Any]) -> list[WireMessage]:
     """Anthropic Messages: `system` (a string or text blocks), then the messages' blocks."""
     system = body.get("system")
     head = [("system", _texts(system, ("text",)))] if system else []
     return [*head, *((message["role"], _texts(message["content"], ("text",))) for message in body["messages"])]
 
 
-def _contents(body: dict[str, Any]) -> list[Message]:
+def _contents(body: dict[str, Any]) -> list[WireMessage]:
     """Gemini generateContent: `systemInstruction`, then `user` / `model` contents."""
     instruction = body.get("systemInstruction") or body.get("system_instruction")
     head = [("system", _texts(instruction["parts"], ()))] if instruction else []
@@ -98,6 +98,6 @@ def _contents(body: dict[str, Any]) -> list[Message]:
     return [*head, *((roles[content["role"]], _texts(content["parts"], ())) for content in body["contents"])]
 
 
-def _chat(body: dict[str, Any]) -> list[Message]:
+def _chat(body: dict[str, Any]) -> list[WireMessage]:
     """Chat Completions: system / user / assistant messages, content a string or parts."""
     return [(message["role"], _texts(message["content"], ("text",))) for message in body["messages"]]

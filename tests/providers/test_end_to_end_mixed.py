@@ -102,9 +102,10 @@ async def test_a_multi_turn_all_run_mixing_built_in_and_compatible_providers(mix
     for script in (deepseek, openrouter):
         assert len(script.calls) == 2
         assert sum(REVISION in call.text for call in script.calls) == 1
-    # their proposals reached the aggregator's packet
+    # their proposals reached the aggregator's packet, with their makers' names taken out (issue 34 §4)
     packets = [call.text for call in sim.anthropic.calls if AGGREGATION in call.text and REVISION not in call.text]
-    assert all("DeepSeek reads the field note" in packet and "OpenRouter's model" in packet for packet in packets)
+    assert packets and all("reads the field note" in packet and "sees three styles" in packet for packet in packets)
+    assert not any("DeepSeek" in packet or "OpenRouter" in packet for packet in packets)
     # DeepSeek got the PDF as text (extracted once), with the Settings temperature deepseek-chat takes
     for call in deepseek.calls:
         assert call.body["model"] == "deepseek-chat"

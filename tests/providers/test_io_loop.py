@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Turn
+from ensemble_tui.core.provider import CallRequest, ErrorKind, Message, ProviderError, Reply
 from ensemble_tui.providers.base import SdkProvider
 from ensemble_tui.providers.credentials import Credentials
 
@@ -35,7 +35,7 @@ class Probe(SdkProvider):
         return Reply("ok")
 
 
-REQUEST = CallRequest(model="m", system="", messages=(Turn("user", "q"),))
+REQUEST = CallRequest(model="m", system="", messages=(Message("user", "q"),))
 
 
 async def test_calls_run_on_the_provider_thread_and_return_their_reply() -> None:

@@ -65,6 +65,6 @@ async def test_while_the_map_is_drawn_the_status_line_says_so_and_cancel_is_off(
         await wait_until(pilot, lambda: app.turns.map_pending, timeout=20)
         assert "Drawing the claim map…" in app.chat.status.text
         assert not app.chat.status.running  # no spinner, no clock: the reply is in
-        assert app.check_action("cancel_run", ()) is False  # Esc has no reply to cancel
+        assert app.check_action("do", ("run.cancel",)) is False  # Esc has no reply to cancel
         await wait_until(pilot, lambda: app.turn is None, timeout=20)
         assert "Drawing the claim map" not in app.chat.status.text

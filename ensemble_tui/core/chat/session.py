@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ensemble_tui.core.chat.provenance import Provenance
-from ensemble_tui.core.provider import Turn
+from ensemble_tui.core.provider import Message
 from ensemble_tui.core.text.sanitize import inert_images
 
 SESSION_ID_FORMAT = "%Y-%m-%d_%H-%M-%S"
@@ -112,20 +112,20 @@ def brought_back(session: SessionData) -> SessionData | None:
     return session.model_copy(update={"history": [*session.history[:-1], session.replaced], "replaced": current})
 
 
-def answered_turns(history: Sequence[ChatMessage]) -> tuple[Turn, ...]:
+def answered_turns(history: Sequence[ChatMessage]) -> tuple[Message, ...]:
     """`history` as model calls read it: answered user/reply pairs only, in order.
 
     A user input left without a reply (its turn failed) is not sent to models, so the
     conversation they see always alternates cleanly.
     """
-    turns: list[Turn] = []
+    turns: list[Message] = []
     for index, message in enumerate(history):
         if message.role == "user":
             following = history[index + 1] if index + 1 < len(history) else None
             if following is not None and following.role == "assistant":
-                turns.append(Turn("user", message.text))
+                turns.append(Message("user", message.text))
         else:
-            turns.append(Turn("assistant", message.text))
+            turns.append(Message("assistant", message.text))
     return tuple(turns)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ensemble_tui.core.provider import Turn
+from ensemble_tui.core.provider import Message
 
 REDACTED = "[a model]"
 # Makers and model families named even when no configured provider uses them.
@@ -134,9 +134,11 @@ def _redacted(text: str, pattern: re.Pattern[str]) -> str:
     return "".join(pieces)
 
 
-def anonymous_history(history: tuple[Turn, ...], pattern: re.Pattern[str] | None) -> tuple[Turn, ...]:
+def anonymous_history(history: tuple[Message, ...], pattern: re.Pattern[str] | None) -> tuple[Message, ...]:
     """The chat so far with the names taken out of the replies (the user's own words stay)."""
-    return tuple(Turn(turn.role, redact(turn.text, pattern)) if turn.role == "assistant" else turn for turn in history)
+    return tuple(
+        Message(turn.role, redact(turn.text, pattern)) if turn.role == "assistant" else turn for turn in history
+    )
 
 
 @dataclass(frozen=True)
@@ -156,5 +158,5 @@ class Redaction:
         """Each author's text redacted (the authors, never shown to a model, stay as keys)."""
         return {author: self(text) for author, text in texts.items()}
 
-    def history(self, history: tuple[Turn, ...]) -> tuple[Turn, ...]:
+    def history(self, history: tuple[Message, ...]) -> tuple[Message, ...]:
         return anonymous_history(history, self.pattern)

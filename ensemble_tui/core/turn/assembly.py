@@ -21,7 +21,7 @@ from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.config import ProviderConfig
 from ensemble_tui.core.prompts import PromptLibrary
-from ensemble_tui.core.provider import Provider, Reply, Turn
+from ensemble_tui.core.provider import Message, Provider, Reply
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.core.store.budget_ledger import BudgetLedger, LocalLedger
 from ensemble_tui.core.turn.auto import auto_outcome, run_auto
@@ -105,7 +105,7 @@ def assemble(
     *,
     participants: tuple[str, ...],
     pdf: Path | None = None,
-    history: tuple[Turn, ...] = (),
+    history: tuple[Message, ...] = (),
     aggregator: str | None = None,
     reused: Mapping[str, str] | None = None,
     failures: Mapping[str, str] | None = None,

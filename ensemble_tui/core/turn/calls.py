@@ -23,11 +23,11 @@ from ensemble_tui.core.paper.pdf import pdf_info, size_refusal
 from ensemble_tui.core.provider import (
     CallRequest,
     ErrorKind,
+    Message,
     OutputSchema,
     Provider,
     ProviderError,
     Reply,
-    Turn,
     Usage,
 )
 from ensemble_tui.core.settings import Settings
@@ -100,7 +100,7 @@ class ModelCaller:
         return self.settings.model_for(provider, self.configs)
 
     def request(
-        self, provider: str, system: str, messages: tuple[Turn, ...], output_schema: OutputSchema | None = None
+        self, provider: str, system: str, messages: tuple[Message, ...], output_schema: OutputSchema | None = None
     ) -> CallRequest:
         """The call's request; one asking for JSON (`output_schema`) reads only its messages:
         no PDF, no web search."""
@@ -125,7 +125,7 @@ class ModelCaller:
         provider: str,
         role: CallRole,
         system: str,
-        messages: tuple[Turn, ...],
+        messages: tuple[Message, ...],
         output_schema: OutputSchema | None = None,
     ) -> Reply:
         """One call with the retry policy for `role`; before each attempt its worst case is

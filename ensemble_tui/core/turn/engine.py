@@ -36,7 +36,7 @@ from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.paper.pdf import check_pdf
-from ensemble_tui.core.provider import ProviderError, Turn
+from ensemble_tui.core.provider import Message, ProviderError
 from ensemble_tui.core.store.budget_ledger import SqliteLedger
 from ensemble_tui.core.store.recovery import recovery_folders, write_recovery
 from ensemble_tui.core.store.session_store import TurnChange
@@ -89,7 +89,7 @@ class TurnInput:
         """The history this turn's reply follows: a redo's old reply left out."""
         return history[:-1] if self.withdrawn is not None else list(history)
 
-    def context(self, history: list[ChatMessage]) -> tuple[Turn, ...]:
+    def context(self, history: list[ChatMessage]) -> tuple[Message, ...]:
         """What the models read before this turn's question: the answered chat, without a
         redo's old reply (and so without its question, which the turn asks again)."""
         return answered_turns(self.base(history))

@@ -25,7 +25,7 @@ from ensemble_tui.core.claims.anonymous import Redaction
 from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.prompts import PromptLibrary
-from ensemble_tui.core.provider import OutputSchema, ProviderError, Reply, Turn
+from ensemble_tui.core.provider import Message, OutputSchema, ProviderError, Reply
 from ensemble_tui.core.turn.calls import ModelCaller
 from ensemble_tui.core.turn.events import (
     EngineEvent,
@@ -56,9 +56,9 @@ SENDING = "Sending requests for proposals…"
 COLLECTING = "Collecting replies…"
 
 
-def user_message(history: tuple[Turn, ...], *parts: str) -> tuple[Turn, ...]:
+def user_message(history: tuple[Message, ...], *parts: str) -> tuple[Message, ...]:
     """History plus one user turn made of `parts`, so roles always alternate."""
-    return history + (Turn("user", "\n\n---\n\n".join(part.strip() for part in parts if part.strip())),)
+    return history + (Message("user", "\n\n---\n\n".join(part.strip() for part in parts if part.strip())),)
 
 
 class AllProposersFailed(EnsembleError):
@@ -72,7 +72,7 @@ class TurnContext:
     mode: RunMode
     style: Style
     query: str
-    history: tuple[Turn, ...]  # the answered chat before this turn's input
+    history: tuple[Message, ...]  # the answered chat before this turn's input
     prompts: PromptLibrary
     proposers: tuple[str, ...]  # the mode's models that can take part
     aggregator: str  # also the council's chairman
@@ -115,12 +115,12 @@ class TurnRunner:
             names += [label, config.default_model, *(name for spec in config.models for name in (spec.id, spec.name))]
         return Redaction.of(names)
 
-    def history(self) -> tuple[Turn, ...]:
+    def history(self) -> tuple[Message, ...]:
         """Answered history before this turn's input, as models read it: the replies without names."""
         return self._anonymous_history
 
     @cached_property
-    def _anonymous_history(self) -> tuple[Turn, ...]:
+    def _anonymous_history(self) -> tuple[Message, ...]:
         return self.redaction.history(self.context.history)
 
     async def call(
@@ -128,7 +128,7 @@ class TurnRunner:
         provider: str,
         role: CallRole,
         system: str,
-        messages: tuple[Turn, ...],
+        messages: tuple[Message, ...],
         output_schema: OutputSchema | None = None,
     ) -> Reply:
         return await self.context.caller.call(provider, role, system, messages, output_schema)
@@ -234,7 +234,7 @@ class TurnRunner:
             await asyncio.gather(*tasks, return_exceptions=True)
         return results
 
-    async def propose(self, requests: dict[str, tuple[str, tuple[Turn, ...]]], query: str) -> dict[str, Reply]:
+    async def propose(self, requests: dict[str, tuple[str, tuple[Message, ...]]], query: str) -> dict[str, Reply]:
         """A proposal round: each answer is shown in its model's pane; failures are skipped,
         and their errors never reach a prompt. Raises AllProposersFailed if none answers."""
         self.emit(StatusChanged(SENDING, waiting=tuple(requests)))
@@ -290,7 +290,7 @@ class TurnRunner:
         name: str,
         role: CallRole,
         system: str,
-        messages: tuple[Turn, ...],
+        messages: tuple[Message, ...],
         parse: Callable[[str], T],
         repair: str,
         output_schema: OutputSchema | None = None,
@@ -305,8 +305,8 @@ class TurnRunner:
             return reply, parse(reply.text), None
         except ValueError as first_error:
             retry_messages = messages + (
-                Turn("assistant", reply.text),
-                Turn("user", f"{repair}\n\nThe problem: {first_error}."),
+                Message("assistant", reply.text),
+                Message("user", f"{repair}\n\nThe problem: {first_error}."),
             )
         reply = await self.call(name, role, system, retry_messages, output_schema)
         try:

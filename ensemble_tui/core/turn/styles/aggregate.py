@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from ensemble_tui.core.chat.runlog import Artifact
-from ensemble_tui.core.provider import Reply, Turn
+from ensemble_tui.core.provider import Message, Reply
 from ensemble_tui.core.turn.events import StatusChanged
 from ensemble_tui.core.turn.runner import AllProposersFailed, TurnRunner, user_message
 from ensemble_tui.core.turn.styles.packet import ProposalPacket, build_packet
@@ -46,7 +46,7 @@ async def run_aggregator_loop(runner: TurnRunner, query: str) -> Reply:
 
 
 async def _resynthesize(
-    runner: TurnRunner, query: str, context: tuple[Turn, ...], packet: ProposalPacket, remarks: str, iteration: int
+    runner: TurnRunner, query: str, context: tuple[Message, ...], packet: ProposalPacket, remarks: str, iteration: int
 ) -> dict[str, str]:
     """Send every proposer the packet and the aggregator's remarks; collect revisions.
 
