@@ -33,7 +33,7 @@ def test_a_late_map_keeps_a_long_replys_start_on_screen_in_tmux(tmp_path: Path, 
             "new-session", "-d", "-s", "app", "-x", "80", "-y", "24",
             f"cd {REPO_ROOT} && {sys.executable} -m tests.ui.long_reply_app {home} {which}; sleep 30",
         )  # fmt: skip
-        session.wait_for("Ask about the paper", timeout=30)
+        session.wait_for("Enter sends", timeout=30)  # the question box is up (its hint fits the width)
         session.keys("-l", QUESTION)
         session.keys("F5")
         session.wait_for("Drawing the claim map", timeout=30)  # the reply is shown; its map is out
