@@ -21,11 +21,14 @@ from ensemble_tui.core.workspace import Workspace
 from tests.support import ScriptedProvider
 from tests.support import no_sleep as no_wait
 
-KILLS = 120
-# How long a writer runs before its kill: up to 0.4 s, since its first turn in a fresh process takes
-# 0.10-0.19 s now (the ledger, the search index and the transcript in one commit), so that about
-# half the kills land after a completed turn and the rest in the middle of one.
-KILL_AFTER_S = (0.01, 0.4)
+KILLS = 150
+# Each writer is killed after 0 to 2 turns it reported complete, then a random moment into the next
+# one: so kills land both after completed turns and in the middle of one, however long a turn takes
+# on a busy machine (a first turn in a fresh process takes 0.10-0.19 s alone, several times that
+# beside the rest of the suite).
+TURNS_BEFORE_KILL = (0, 1, 2)
+KILL_WITHIN_S = (0.0, 0.12)
+TURN_TIMEOUT_S = 30.0
 CHECK_ALL_EVERY = 10  # kills between checks of every chat's files (each kill checks the current chat's)
 REPLY = "A reply long enough to make every save take a moment.\n\n" + "| a | b |\n|---|---|\n| 1 | 2 |\n" * 400
 
@@ -98,11 +101,16 @@ def test_random_kills_never_lose_a_completed_turn(tmp_path: Path) -> None:
         process = context.Process(target=_child, args=(str(home), sender, round_number), daemon=True)
         process.start()
         sender.close()
-        process.join(timeout=rng.uniform(*KILL_AFTER_S))
+        got = 0
+        for _ in range(rng.choice(TURNS_BEFORE_KILL)):  # let it complete this many turns first
+            assert receiver.poll(TURN_TIMEOUT_S), "the writer completed no turn in time"
+            session_id, question = receiver.recv()
+            completed.setdefault(session_id, set()).add(question)
+            got += 1
+        process.join(timeout=rng.uniform(*KILL_WITHIN_S))
         assert process.is_alive(), f"the writer died by itself (exit code {process.exitcode})"
         os.kill(process.pid, signal.SIGKILL)
         process.join()
-        got = 0
         while receiver.poll():
             try:
                 session_id, question = receiver.recv()
