@@ -94,6 +94,9 @@ def test_a_redo_refused_by_the_budget_leaves_the_reply_in_place(sim: Simulator, 
 
 
 def test_a_cancelled_redo_leaves_the_reply_in_place(sim: Simulator, home: Path) -> None:
+    """A guard, not a fix: a cancelled turn has kept nothing but its cost since f095b52, so this
+    passes on aca9ac6 as well (run there through the old Engine.run, while the 401 case fails).
+    No cancel reaches the branch where aca9ac6 dropped the reply: it took only a failed outcome."""
     first_turn(sim, home)
     sim.openai.push(Fault("hang", hang_s=30))
 

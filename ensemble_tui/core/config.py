@@ -52,6 +52,8 @@ class ModelSpec(BaseModel):
     search_billing: SearchBilling = "per_query"  # the default never bills fewer searches than ran
     retired: date | None = None  # the announced retirement date, past or to come
     replacement: str | None = None  # the model the provider names in its place
+    # Where `retired` comes from, or "none announced" and where that was looked up.
+    retirement_source: str = ""
     notes: str = ""
 
     def retired_by(self, day: date | None = None) -> bool:

@@ -48,7 +48,6 @@ from ensemble_tui.core.turn.assembly import (
 from ensemble_tui.core.turn.costs import BudgetExceeded
 from ensemble_tui.eval.model import ArmAnswer, EvalQuestion
 
-DEFAULT_ARMS = ("chatgpt", "claude", "gemini", "all")
 SHARING = (Style.AGGREGATE, Style.COUNCIL, Style.VOTE)  # styles whose first proposals are the same
 STYLE_ARMS = {"all": Style.AGGREGATE, "council": Style.COUNCIL, "vote": Style.VOTE, "debate": Style.DEBATE}
 _SELF = re.compile(r"^self(?:-(\d+))?$")

@@ -3,7 +3,9 @@
 It counts the work left, not the whole eval: the answers not stored under the arm's current
 configuration, and the verdicts and grades this run's judges have not given yet. Each call is
 priced as core/turn/costs.py prices a prompt (its characters and its PDF), with an answer of an
-assumed length: `ANSWER_TOKENS` for an answer, `VERDICT_TOKENS` for a verdict or a grade.
+assumed length: `ANSWER_TOKENS` for an answer, `VERDICT_TOKENS` for a verdict or a grade, and
+`SEARCHES` searches where the call may search (the budget's bound, MAX_SEARCHES_PER_CALL, is a
+worst case: counted for every call, it put the estimate at 2.4 times the demo eval's spend).
 A judge reads the question's paper, its instructions and two answers of that assumed length.
 """
 
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from ensemble_tui.core.errors import PromptFileError
 from ensemble_tui.core.provider import Message, Usage
-from ensemble_tui.core.turn.costs import CHARS_PER_TOKEN, fixed_cost, usage_cost
+from ensemble_tui.core.turn.costs import CHARS_PER_TOKEN, input_cost, search_bound, search_price, usage_cost
 from ensemble_tui.eval.arms import SHARING, Arm, ArmKit
 from ensemble_tui.eval.judging import eligible_judges, pairs_to_judge
 from ensemble_tui.eval.model import ArmAnswer, EvalQuestion
@@ -24,6 +26,7 @@ from ensemble_tui.eval.runner import Left
 ANSWER_TOKENS = 700  # an answer's length, assumed: a few paragraphs with quotes
 VERDICT_TOKENS = 60  # a verdict or a grade: a reason and a line
 JUDGE_PROMPT_CHARS = 2_500  # a judge's instructions, the question and the quote facts
+SEARCHES = 1  # searches billed to a call that may search, assumed: one query or one grounded prompt
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class Estimate:
         return (
             f"{self.answers} answers to ask in about {self.answer_calls} calls and {self.judge_calls} verdicts "
             f"or grades to ask; each call at its prompt's size (the paper included) and an answer of "
-            f"{ANSWER_TOKENS} tokens, {VERDICT_TOKENS} for a verdict"
+            f"{ANSWER_TOKENS} tokens, {VERDICT_TOKENS} for a verdict, and {SEARCHES} search where it may search"
         )
 
 
@@ -63,7 +66,9 @@ def _call(kit: ArmKit, question: EvalQuestion, provider: str, judge: bool = Fals
     request = caller.request(provider, system, messages)
     spec = kit.configs[provider].spec_or_cautious(request.model)
     output = VERDICT_TOKENS if judge else ANSWER_TOKENS
-    return fixed_cost(spec, request, pdf.stat().st_size if pdf else 0) + usage_cost(spec, Usage(output_tokens=output))
+    searches = min(SEARCHES, search_bound(spec, request)) * search_price(spec)
+    prompt = input_cost(spec, request, pdf.stat().st_size if pdf else 0)
+    return prompt + searches + usage_cost(spec, Usage(output_tokens=output))
 
 
 def _arm_calls(kit: ArmKit, arm: Arm, question: EvalQuestion, share_paid: bool) -> tuple[float, int]:

@@ -9,7 +9,6 @@ model or maker name. The grades of one answer are reduced to their majority (`ma
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -19,15 +18,15 @@ from pathlib import Path
 from ensemble_tui.core.claims.anonymous import name_pattern
 from ensemble_tui.core.paper.quotes import QuoteReport
 from ensemble_tui.core.prompts import PromptLibrary
-from ensemble_tui.core.provider import ProviderError
 from ensemble_tui.core.store.home import defaults_root
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.eval.judging import (
     CONCURRENT_CALLS,
-    JUDGE_SYSTEM,
     REASON_CHARS,
     JudgeCall,
+    UnreadableReply,
     anonymous_text,
+    ask_and_read,
     authors_of,
     history_text,
     inert,
@@ -37,8 +36,6 @@ from ensemble_tui.eval.judging import (
 )
 from ensemble_tui.eval.model import GRADES, ArmAnswer, EvalQuestion, Grade, GradeVerdict
 
-log = logging.getLogger(__name__)
-
 _MARKUP = re.compile(r"[*_`#>]")
 _GRADE = re.compile(r"grade\s*:\s*(correct|partly[ -]correct|partially[ -]correct|incorrect|declined)\s*\.?", re.I)
 _REASON = re.compile(r"^reason\s*:\s*", re.IGNORECASE)
@@ -46,7 +43,7 @@ _REASON = re.compile(r"^reason\s*:\s*", re.IGNORECASE)
 TIE_ORDER: tuple[Grade, ...] = ("incorrect", "declined", "partly correct", "correct")
 
 
-class GradeParseError(ValueError):
+class GradeParseError(UnreadableReply):
     """The reply does not end with one `GRADE: …` line."""
 
 
@@ -131,40 +128,19 @@ async def grade_one(
     question: EvalQuestion, request: GradeRequest, call: JudgeCall, prompts: PromptLibrary
 ) -> GradeVerdict:
     """One answer under one judge, with one repair request if its grade cannot be read."""
-    cost = 0.0
-    reply = problem = ""
-
-    def verdict(grade: Grade = "incorrect", reason: str = "", failed: str | None = None) -> GradeVerdict:
-        return GradeVerdict(
-            question_id=question.id,
-            arm=request.arm,
-            judge=request.judge,
-            grade=grade,
-            cost_usd=cost,
-            reason=reason,
-            problem=failed,
-            key=request.key,
-        )
-
-    for attempt in range(2):
-        text = request.text
-        if attempt:
-            earlier = inert(reply)
-            repair = f"{prompts.grade_repair()}\n\nThe problem: {problem}."
-            text = f"{request.text}\n\n# Your earlier reply\n{earlier}\n\n{repair}"
-        try:
-            reply, spent = await call(request.judge, JUDGE_SYSTEM, text)
-        except ProviderError as exc:
-            log.info("grader %s failed on %s: %s", request.judge, question.id, exc.message)
-            return verdict(failed=f"the grader's call failed: {exc.message}")
-        cost += spent
-        try:
-            grade, reason = parse_grade(reply)
-        except GradeParseError as exc:
-            problem = str(exc)
-            continue
-        return verdict(grade, reason)
-    return verdict(failed=f"the grade could not be read twice ({problem})")
+    repair = prompts.grade_repair()
+    reading = await ask_and_read(call, request.judge, request.text, parse_grade, repair, ("grader", "grade"))
+    grade, reason = reading.value or ("incorrect", "")
+    return GradeVerdict(
+        question_id=question.id,
+        arm=request.arm,
+        judge=request.judge,
+        grade=grade,
+        cost_usd=reading.cost,
+        reason=reason,
+        problem=reading.problem,
+        key=request.key,
+    )
 
 
 async def grade_question(

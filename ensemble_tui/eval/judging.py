@@ -15,6 +15,7 @@ import re
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from ensemble_tui.core.claims.anonymous import name_pattern, redact
 from ensemble_tui.core.paper import quote_checks
@@ -141,7 +142,11 @@ def pairs_to_judge(answers: dict[str, ArmAnswer], baselines: Sequence[str]) -> l
     return pairs
 
 
-class VerdictParseError(ValueError):
+class UnreadableReply(ValueError):
+    """A judge's reply that the app cannot read (`str(error)` says why, for the repair request)."""
+
+
+class VerdictParseError(UnreadableReply):
     """The reply does not end with one `WINNER: 1|2|TIE` line."""
 
 
@@ -245,48 +250,62 @@ def judge_requests(
     return requests
 
 
-def repair_text(request: JudgeRequest, reply: str, problem: str, prompts: PromptLibrary) -> str:
-    """The one repair request: the original request, the judge's own unreadable reply, what was
-    wrong with it (the judge call carries one message, so its earlier reply is quoted)."""
-    return (
-        f"{request.text}\n\n# Your earlier reply\n{neutralize_headings(strip_control(reply).strip())}\n\n"
-        f"{prompts.judge_repair()}\n\nThe problem: {problem}."
-    )
+Read = TypeVar("Read")
+
+
+@dataclass(frozen=True)
+class Reading(Generic[Read]):
+    """What one request to a judge came to: its reply as read (None when it could not be had),
+    the cost of every attempt, and one line saying why it failed (None when it was read)."""
+
+    value: Read | None
+    cost: float
+    problem: str | None
+
+
+async def ask_and_read(
+    call: JudgeCall, judge: str, text: str, read: Callable[[str], Read], repair: str, names: tuple[str, str]
+) -> Reading[Read]:
+    """Ask `judge` and read its reply with `read`. A reply that cannot be read (UnreadableReply)
+    is sent back once, with `repair` and what was wrong; the call carries one message, so the
+    earlier reply is quoted. `names`: who reads and what it gives, for the failure lines
+    (("judge", "verdict"), ("grader", "grade"))."""
+    who, what = names
+    cost = 0.0
+    reply = problem = ""
+    for attempt in range(2):
+        asked = text
+        if attempt:
+            asked = f"{text}\n\n# Your earlier reply\n{inert(reply)}\n\n{repair}\n\nThe problem: {problem}."
+        try:
+            reply, spent = await call(judge, JUDGE_SYSTEM, asked)
+        except ProviderError as exc:
+            log.info("%s %s failed: %s", who, judge, exc.message)
+            return Reading(None, cost, f"the {who}'s call failed: {exc.message}")
+        cost += spent
+        try:
+            return Reading(read(reply), cost, None)
+        except UnreadableReply as exc:
+            problem = str(exc)
+    return Reading(None, cost, f"the {what} could not be read twice ({problem})")
 
 
 async def judge_one(question: EvalQuestion, request: JudgeRequest, call: JudgeCall, prompts: PromptLibrary) -> Verdict:
     """One ordered pair under one judge, with one repair request if its verdict cannot be read."""
-    cost = 0.0
-    reply = problem = ""
-
-    def verdict(winner: Winner = "tie", reason: str = "", failed: str | None = None) -> Verdict:
-        return Verdict(
-            question_id=question.id,
-            first=request.first,
-            second=request.second,
-            judge=request.judge,
-            winner=winner,
-            cost_usd=cost,
-            reason=reason,
-            problem=failed,
-            keys=request.keys,
-        )
-
-    for attempt in range(2):
-        text = request.text if attempt == 0 else repair_text(request, reply, problem, prompts)
-        try:
-            reply, spent = await call(request.judge, JUDGE_SYSTEM, text)
-        except ProviderError as exc:
-            log.info("judge %s failed on %s: %s", request.judge, question.id, exc.message)
-            return verdict(failed=f"the judge's call failed: {exc.message}")
-        cost += spent
-        try:
-            winner, reason = parse_verdict(reply)
-        except VerdictParseError as exc:
-            problem = str(exc)
-            continue
-        return verdict(winner, reason)
-    return verdict(failed=f"the verdict could not be read twice ({problem})")
+    repair = prompts.judge_repair()
+    reading = await ask_and_read(call, request.judge, request.text, parse_verdict, repair, ("judge", "verdict"))
+    winner, reason = reading.value or ("tie", "")
+    return Verdict(
+        question_id=question.id,
+        first=request.first,
+        second=request.second,
+        judge=request.judge,
+        winner=winner,
+        cost_usd=reading.cost,
+        reason=reason,
+        problem=reading.problem,
+        keys=request.keys,
+    )
 
 
 async def judge_question(

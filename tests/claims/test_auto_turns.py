@@ -94,7 +94,7 @@ async def test_the_cheapest_strong_model_answers(engine, workspace, demo):
     workspace.update_settings(strong=["Claude", "Gemini"])  # Claude's Sonnet costs more than Gemini's Pro
     reply = await run(engine, AGREEING)
 
-    assert reply.message.provenance.line == "auto · 2 calls · agreed · gemini-2.5-pro ×2"
+    assert reply.message.provenance.line == "auto · 2 calls · agreed · gemini-3.1-pro-preview ×2"
     assert len(first_proposals(demo, "Gemini")) == 2 and not first_proposals(demo, "ChatGPT")
 
 

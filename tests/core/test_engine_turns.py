@@ -70,11 +70,11 @@ async def test_history_is_sent_as_alternating_turns_on_the_next_turn(workspace, 
 async def test_temperature_follows_the_model_capability(workspace, scripted, make_engine):
     scripted["ChatGPT"].default = "ok"
     engine = make_engine()
-    await run_turn(engine, Mode.CHATGPT, "gpt-5 first")
+    await run_turn(engine, Mode.CHATGPT, "the default model first")
     workspace.update_settings(models={**workspace.settings.models, "ChatGPT": "gpt-4.1"}, temperature=1.1)
     await run_turn(engine, Mode.CHATGPT, "then gpt-4.1")
     first, second = scripted["ChatGPT"].calls
-    assert (first.model, first.temperature) == ("gpt-5", None)
+    assert (first.model, first.temperature) == ("gpt-6.1-sol", None)  # it takes no temperature
     assert (second.model, second.temperature) == ("gpt-4.1", 1.1)
 
 

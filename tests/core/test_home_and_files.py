@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ensemble_tui.core.config import PROVIDERS, load_provider_configs
+from ensemble_tui.core.config import PROVIDERS, load_provider_config, load_provider_configs
 from ensemble_tui.core.errors import PromptFileError
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.core.settings import Settings, load_settings
@@ -66,8 +66,14 @@ def test_seeding_creates_every_spec_prompt_and_never_overwrites_edits(home: Path
 def test_configurations_list_the_spec_models_and_default_to_served_ones(home: Path) -> None:
     configs = load_provider_configs(seed_home(home).configurations).configs
     openai = [model.id for model in configs["ChatGPT"].models]
-    assert openai == ["gpt-5", "gpt-5-mini", "o3", "gpt-4.1"]
-    assert [m.display_name for m in configs["ChatGPT"].models] == ["GPT-5", "GPT-5-mini", "o3", "GPT-4.1"]
+    assert openai == ["gpt-6.1-sol", "gpt-5", "gpt-5-mini", "o3", "gpt-4.1"]
+    assert [m.display_name for m in configs["ChatGPT"].models] == [
+        "GPT-6.1 Sol",
+        "GPT-5",
+        "GPT-5-mini",
+        "o3",
+        "GPT-4.1",
+    ]
     assert "claude-sonnet-4-0" in [m.id for m in configs["Claude"].models]
     assert "gemini-2.5-pro" in [m.id for m in configs["Gemini"].models]
     for label in PROVIDERS:
@@ -76,7 +82,26 @@ def test_configurations_list_the_spec_models_and_default_to_served_ones(home: Pa
     assert configs["Claude"].model("claude-sonnet-4-0").retired
     assert not any(m.temperature for m in configs["Claude"].models)
     temperature = {m.id: m.temperature for m in configs["ChatGPT"].models}
-    assert temperature == {"gpt-5": False, "gpt-5-mini": False, "o3": False, "gpt-4.1": True}
+    assert temperature == {"gpt-6.1-sol": False, "gpt-5": False, "gpt-5-mini": False, "o3": False, "gpt-4.1": True}
+
+
+def test_every_shipped_model_says_when_it_retires_and_where_that_was_read(home: Path) -> None:
+    """Issue 34 §6: each configured model carries its announced retirement date with its source,
+    or says none was announced; no default is a model that retires."""
+    folder = seed_home(home).configurations
+    for path in sorted(folder.glob("*.json")):
+        if path.stem in ("Settings", "Keymap"):
+            continue
+        config = load_provider_config(path)
+        for spec in config.models:
+            assert spec.retirement_source, f"{path.name}: {spec.id} has no retirement source"
+            if spec.retired is None:
+                assert spec.retirement_source.startswith("none"), f"{path.name}: {spec.id}"
+            else:
+                assert spec.retired.isoformat() in spec.retirement_source, f"{path.name}: {spec.id}"
+                assert spec.replacement, f"{path.name}: {spec.id} retires without a replacement"
+        default = config.model(config.default_model)
+        assert default is not None and default.retired is None, path.name
 
 
 def test_settings_file_is_created_with_defaults(home: Path) -> None:

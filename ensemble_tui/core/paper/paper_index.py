@@ -18,10 +18,10 @@ figures, sections, equations) and printed page numbers are collected at the same
 from __future__ import annotations
 
 import bisect
+import functools
 import re
-import threading
 import unicodedata
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,8 +228,6 @@ def _labels(folded: str) -> PaperLabels:
 
 
 KEEP_INDEXES = 4  # papers whose index stays in memory (a session rarely switches more often)
-_indexes: OrderedDict[str, PaperIndex] = OrderedDict()
-_indexes_guard = threading.Lock()
 
 
 def paper_index(pdf: Path, cache_dir: Path) -> PaperIndex:
@@ -238,14 +236,10 @@ def paper_index(pdf: Path, cache_dir: Path) -> PaperIndex:
     Blocking: run it in a worker thread. Raises PdfTextUnavailable (one line) for a PDF that
     cannot be read or is encrypted; a scan gives an index whose `notice` says so.
     """
-    pages = read_page_texts(pdf, cache_dir)
-    with _indexes_guard:
-        if pages.sha256 in _indexes:
-            _indexes.move_to_end(pages.sha256)
-            return _indexes[pages.sha256]
-    index = build_index(pages)
-    with _indexes_guard:
-        _indexes[pages.sha256] = index
-        while len(_indexes) > KEEP_INDEXES:
-            _indexes.popitem(last=False)
-    return index
+    return _index_of(read_page_texts(pdf, cache_dir))
+
+
+@functools.lru_cache(maxsize=KEEP_INDEXES)
+def _index_of(pages: PageTexts) -> PaperIndex:
+    """`build_index` of one extraction; kept by content (PageTexts compares by its text)."""
+    return build_index(pages)

@@ -12,9 +12,9 @@ at least half of them do.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +29,7 @@ from ensemble_tui.core.paper.paper_index import (
     page_bodies,
     quote_parts,
 )
-from ensemble_tui.core.paper.pdf_pages import read_page_texts
+from ensemble_tui.core.paper.pdf_pages import PageTexts, read_page_texts
 
 CLOSE_SHARE = 0.5  # the closest passage must share at least this share of the quotation's words
 MIN_CLOSE_WORDS = 3
@@ -243,9 +243,7 @@ def fold_mapped(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-KEEP = 2
-_texts: OrderedDict[str, PaperText] = OrderedDict()
-_guard = threading.Lock()
+KEEP = 2  # papers whose shown text stays in memory
 
 
 def read_paper_text(pdf: Path, cache_dir: Path) -> PaperText:
@@ -254,17 +252,13 @@ def read_paper_text(pdf: Path, cache_dir: Path) -> PaperText:
     Blocking: run it in a worker thread. Raises PdfTextUnavailable (one line) for a PDF that
     cannot be read or is encrypted; a scan gives a PaperText whose `notice` says so.
     """
-    pages = read_page_texts(pdf, cache_dir)
-    with _guard:
-        if pages.sha256 in _texts:
-            _texts.move_to_end(pages.sha256)
-            return _texts[pages.sha256]
-    text = paper_text(pages.pages, pages.notice)
-    with _guard:
-        _texts[pages.sha256] = text
-        while len(_texts) > KEEP:
-            _texts.popitem(last=False)
-    return text
+    return _paper_text_of(read_page_texts(pdf, cache_dir))
+
+
+@functools.lru_cache(maxsize=KEEP)
+def _paper_text_of(pages: PageTexts) -> PaperText:
+    """`paper_text` of one extraction; kept by content (PageTexts compares by its text)."""
+    return paper_text(pages.pages, pages.notice)
 
 
 def locate_quote(pdf: Path, cache_dir: Path, quotation: str) -> Passage | None:
