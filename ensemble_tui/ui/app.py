@@ -251,7 +251,7 @@ class EnsembleApp(KeysInOrder):
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a confirmed quit: the run's cost saved, its question kept
                 loop.add_signal_handler(signum, lambda: self.run_worker(self.turn_keys.quit_confirmed(True)))
-        self.chat.actions.show_keys(self.keymap)
+        self.chat.show_keys(self.keymap)  # the buttons' tooltips and the claims line's map key
         self.show_session()
         history = self.workspace.session.history  # the last question the chat shows answered:
         answered = next(
