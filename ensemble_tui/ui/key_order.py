@@ -12,11 +12,11 @@ keys overtake typing; its PR #6631 says keys bound on ancestors can still reorde
 
 The work-around, through the public API: a key that may move the focus closes a gate, and the
 keys after it wait in the app until the key has gone its whole way (a callback queued behind
-it in the focused widget, then in each ancestor up to the app, where its binding runs) and the
-screen has refreshed with the same focus twice (a pushed screen composed, its `focus()` calls
-run). They are then routed in order, each closing the gate again if it may move the focus.
-Typing into a text box never closes it: a printable key there is text, and the box's queue
-keeps its order.
+it in the focused widget, then in each ancestor up to the app, where its binding runs, then
+one more behind the `focus()` calls the binding queued) and, if it changed the screen, the new
+screen has composed and refreshed (its own `focus()` calls run). They are then routed in
+order, each closing the gate again if it may move the focus. Typing into a text box never
+closes it: a printable key there is text, and the box's queue keeps its order.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from textual.app import App
 from textual.dom import DOMNode
 from textual.widgets import Input, TextArea
 
-MAX_ROUNDS: Final = 8  # screen refreshes to wait for the focus to settle before giving up
+MAX_ROUNDS: Final = 8  # screens pushed or popped in a row by one key, waited for before giving up
 GIVE_UP_AFTER: Final = 3.0  # seconds: never hold keys longer, whatever went wrong on the way
 
 
@@ -47,6 +47,7 @@ class KeysInOrder(App[int]):
         self._waiting_keys: deque[events.Key] = deque()
         self._key_in_transit: events.Key | None = None
         self._settle_round = 0
+        self._screen_before: object = None  # the screen when the key in transit was routed
 
     @property
     def keys_waiting(self) -> int:
@@ -65,6 +66,7 @@ class KeysInOrder(App[int]):
     async def _route_key(self, event: events.Key) -> None:
         """Hand the key on as Textual does; if it may move the focus, hold the next keys."""
         target: DOMNode = self.focused or self.screen
+        self._screen_before = self.screen
         await super().on_event(event)
         if types_text(self, event) and self.focused is target:
             return
@@ -72,7 +74,7 @@ class KeysInOrder(App[int]):
         self._settle_round = 0
         self.set_timer(GIVE_UP_AFTER, partial(self._release, event))
         if not target.call_later(self._climb, target, event):
-            self.call_later(self._observe, None, event)
+            self.call_later(self._observe, event)
 
     def _climb(self, node: DOMNode, event: events.Key) -> None:
         """Called in `node`'s queue once it has handled the key (and passed it on to its parent,
@@ -81,18 +83,20 @@ class KeysInOrder(App[int]):
             return
         parent = node.parent if node is not self else None
         if parent is None or not parent.call_later(self._climb, parent, event):
-            self.call_later(self._observe, None, event)  # at the app (or the way up is gone)
+            self.call_later(self._observe, event)  # at the app (or the way up is gone)
 
-    async def _observe(self, before: tuple[object, object] | None, event: events.Key) -> None:
-        """Release the held keys once a screen refresh leaves the screen and focus unchanged."""
+    async def _observe(self, event: events.Key) -> None:
+        """At the app, behind the `focus()` calls the key's binding queued: release the held
+        keys, unless the key changed the screen; then first let the new screen compose and
+        refresh (its `focus()` calls queued in turn), as many times as it keeps changing."""
         if event is not self._key_in_transit:
             return
-        now = (self.screen, self.focused)
-        self._settle_round += 1
-        if now == before or self._settle_round > MAX_ROUNDS:
-            await self._release(event)
-        else:
-            self.call_after_refresh(self.call_later, self._observe, now, event)
+        if self.screen is not self._screen_before and self._settle_round < MAX_ROUNDS:
+            self._screen_before = self.screen
+            self._settle_round += 1
+            self.call_after_refresh(self.call_later, self._observe, event)
+            return
+        await self._release(event)
 
     async def _release(self, event: events.Key) -> None:
         """Route the held keys in order, until one of them may move the focus in its turn."""
