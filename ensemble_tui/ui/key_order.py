@@ -49,11 +49,6 @@ class KeysInOrder(App[int]):
         self._settle_round = 0
         self._screen_before: object = None  # the screen when the key in transit was routed
 
-    @property
-    def keys_waiting(self) -> int:
-        """Keys held until the one before them has moved the focus (0 when none)."""
-        return len(self._waiting_keys)
-
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
             if self._key_in_transit is not None or self._waiting_keys:
