@@ -102,3 +102,20 @@ async def test_a_burst_in_the_budget_field_is_applied_in_order(workspace, chatty
         await settle(pilot)
         assert field.value == "$15"
         assert workspace.settings.budget_usd == 15
+
+
+async def test_esc_closing_a_dialog_then_ctrl_o_and_a_path_in_one_burst(workspace, chatty, make_app, tmp_path):
+    """A screen popped and another pushed in one burst: the path still reaches the picker."""
+    from ensemble_tui.ui.screens.history import HistoryScreen
+
+    path = str(tmp_path / "paper.pdf")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        for event in [events.Key("escape", "\x1b"), events.Key("ctrl+o", None), *map(key_event, path)]:
+            app.post_message(event)
+        await wait_until(pilot, lambda: isinstance(app.screen, PdfPicker))
+        await settle(pilot)
+        assert app.screen.path_box.value == path
+        assert app.chat.input.text == ""
