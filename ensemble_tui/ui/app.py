@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
@@ -50,6 +50,7 @@ from ensemble_tui.ui.commands import Palette, palette_commands
 from ensemble_tui.ui.desktop import open_folder
 from ensemble_tui.ui.drafts import DraftKeeper
 from ensemble_tui.ui.gc_schedule import CollectorPolicy
+from ensemble_tui.ui.key_order import KeysInOrder
 from ensemble_tui.ui.keymap import KEYMAP_FILE, load_keymap
 from ensemble_tui.ui.notify import RecordingNotifier, ReplyNotifier
 from ensemble_tui.ui.panes import pane_id_for_provider, widget_key
@@ -85,7 +86,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#chat-input"
 
 
-class EnsembleApp(App[int]):
+class EnsembleApp(KeysInOrder):
     CSS_PATH = "app.tcss"
     TITLE = "ensemble-tui"
     HORIZONTAL_BREAKPOINTS = layout.HORIZONTAL_BREAKPOINTS
@@ -250,7 +251,7 @@ class EnsembleApp(App[int]):
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a confirmed quit: the run's cost saved, its question kept
                 loop.add_signal_handler(signum, lambda: self.run_worker(self.turn_keys.quit_confirmed(True)))
-        self.chat.actions.show_keys(self.keymap)
+        self.chat.show_keys(self.keymap)  # the buttons' tooltips and the claims line's map key
         self.show_session()
         history = self.workspace.session.history  # the last question the chat shows answered:
         answered = next(

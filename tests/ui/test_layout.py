@@ -193,6 +193,22 @@ async def test_the_footer_shows_the_keys_seen_nowhere_else_whole(workspace, chat
             assert label not in line
 
 
+@pytest.mark.parametrize("size", [(60, 20), (50, 20), SMALL])
+async def test_a_narrow_footer_shows_whole_keys_and_the_palette_key(workspace, chatty, make_app, size):
+    """Issue 35: at 60x20 the footer ended `^f ▏^p paletteH`, a key cut and a stray letter of
+    the next. Keys that do not fit are left out from the right; Quit, Help and the palette stay."""
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        line = footer_line(app).rstrip()
+        assert line.endswith("▏^p palette"), line
+        assert "^q Quit" in line and "f1 Help" in line
+        keys = ["^q Quit", "f1 Help", "^n New chat", "^o PDF", "^r Report", "^f Compare", "^g History"]
+        shown = line.removesuffix("▏^p palette")  # the drawn text: the spaces between keys are margins
+        assert any(shown == "".join(keys[:count]) for count in range(2, len(keys) + 1)), line
+        assert len(line) <= size[0]
+
+
 async def test_a_turn_leaves_the_footer_as_drawn_and_a_remapped_key_redraws_it(workspace, chatty, make_app):
     """Textual's Footer rebuilt its keys (and laid out the whole screen twice) whenever the app
     refreshed its bindings, twice a turn, though no key it shows changes with a turn (issue 36)."""

@@ -332,3 +332,26 @@ async def test_the_attachments_hint_names_the_paper_a_new_demo_chat_starts_with(
         await show_pane(pilot, "attachments")
         shown = str(app.query_one("#attachments-pane .pane-hint").content)
         assert f"a new chat starts with {sample_pdf.name}" in shown and "without one" not in shown
+
+
+async def test_the_chat_names_its_paper_and_follows_a_change(workspace, chatty, make_app, sample_pdf, tmp_path):
+    """Issue 35 polish: the chat never named the loaded PDF. Its first line does (file name and
+    pages), as plain text, within 80 columns; a chat without a paper has no such line."""
+    from ensemble_tui.core.paper.pdf import pdf_info
+
+    odd = tmp_path / "[red]results of a very long study of attention in many languages and many models, 2026.pdf"
+    odd.write_bytes(sample_pdf.read_bytes())
+    pages = pdf_info(sample_pdf).pages
+    app = make_app(pdf=sample_pdf)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line = app.query_one("#chat-paper")
+        assert app.chat.paper_text.startswith(f"Paper: {sample_pdf.name} · {pages} page")
+        assert line.region.width <= 80 and line.region.height == 1
+        app.pdf_actions.select(odd)
+        await pilot.pause()
+        assert app.chat.paper_text.startswith("Paper: [red]results of a very long study")  # markup inert
+        assert line.region.height == 1  # cut with "…" rather than wrapped
+        app.pdf_actions.clear()
+        await pilot.pause()
+        assert app.chat.paper_text == "" and not line.display

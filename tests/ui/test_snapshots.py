@@ -118,6 +118,18 @@ def test_empty_chat_layout(snap_compare, workspace, scripted, size):
     assert snap_compare(app, terminal_size=size, run_before=started)
 
 
+def test_footer_at_60x20(snap_compare, workspace, scripted):
+    """Issue 35: at 60x20 the footer ended `^f ▏^p paletteH`; keys that do not fit are left out."""
+    workspace.session.id = "2026-01-02_09-30-00"
+    app = EnsembleApp(workspace, notifier=RecordingNotifier())
+
+    async def started(pilot) -> None:
+        await pilot.pause()
+        await steady_cursor(pilot)
+
+    assert snap_compare(app, terminal_size=(60, 20), run_before=started)
+
+
 LONG_REPLY = "\n".join(
     [
         "**Attention** lets every token weigh every other token of the sequence.",

@@ -245,3 +245,22 @@ def test_a_burst_of_keys_in_one_write_lands_in_order_in_tmux(tmp_path: Path) -> 
         wait_until(lambda: "next y" in session.screen(), 10)
     finally:
         session.close()
+
+
+def test_ctrl_o_and_a_path_in_one_write_choose_that_pdf_in_tmux(tmp_path: Path) -> None:
+    """Issue 35 §3: Ctrl+O followed at once by a path left the picker's field empty, or lost
+    characters from the middle of the path, and typed the path into the question box."""
+    home = tmp_path / "home"
+    paper = tmp_path / "papers and notes" / "a-rather-long-name-for-a-paper-2026.pdf"
+    paper.parent.mkdir()
+    paper.write_bytes(REPO_SAMPLE.read_bytes())
+    session = TmuxSession(_demo_env(tmp_path))
+    try:
+        session.start(f"{sys.executable} -m ensemble_tui --demo --home {home}")
+        session.wait_for("Ready.", timeout=30)
+        session.keys("C-o", str(paper), "Enter")  # one write
+        session.wait_for("PDF selected", timeout=30)
+        wait_until(lambda: restored_session(home).pdf_path == str(paper), 10)
+        assert "Ask about the paper" in session.screen()  # the box's placeholder: nothing was typed there
+    finally:
+        session.close()

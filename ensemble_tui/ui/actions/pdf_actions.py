@@ -39,6 +39,7 @@ class PdfActions:
             return False
         self.path = str(info.path)
         ctx.view.attachments.show_pdf(info)
+        ctx.view.chat.show_paper(info)
         if announce:
             ctx.say(f"PDF selected: {display_path(info.path)}")
         return True
@@ -51,17 +52,24 @@ class PdfActions:
             return
         self.path = None
         self.ctx.view.attachments.show_pdf(None)
+        self.ctx.view.chat.show_paper(None)
 
     def show(self, path: str | None) -> None:
         """Show a chat's PDF as it is opened; one that cannot be read is said, not refused."""
         attachments = self.ctx.view.attachments
         self.path = path
+        chat = self.ctx.view.chat
         if not path:
             attachments.show_pdf(None)
+            chat.show_paper(None)
             return
         try:
-            attachments.show_pdf(pdf_info(path))
+            info = pdf_info(path)
         except EnsembleError as exc:
             attachments.show_pdf(None)
+            chat.show_paper(None)
             attachments.show_error(str(exc))
             self.ctx.add_notice(str(exc), "warning")
+            return
+        attachments.show_pdf(info)
+        chat.show_paper(info)

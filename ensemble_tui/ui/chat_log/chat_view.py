@@ -30,6 +30,7 @@ from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.session import ChatMessage, unchanged_prefix
 from ensemble_tui.core.text.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.text.sanitize import strip_control
+from ensemble_tui.ui.chat_log.claim_lines import claims_line
 from ensemble_tui.ui.chat_log.quote_marks import marked, quotation_clicked, with_marks
 from ensemble_tui.ui.chat_log.rendering import RenderedOnce, markdown, plain
 from ensemble_tui.ui.chat_log.vote_view import vote_table
@@ -252,6 +253,7 @@ class MessageLog(VerticalScroll):
         self._entry_factory = entry_factory or self._chat_entry
         # A reply's text -> its claim map's summary line (the map is never part of the session).
         self.claim_lines: dict[str, str] = {}
+        self.map_key = ""  # the key that opens the claim map, named under each summary (set by the app)
         self._messages: list[Any] = []
         self._entries: list[LogEntry] = []
         self._first_shown = 0
@@ -338,14 +340,15 @@ class MessageLog(VerticalScroll):
             self._scroll_to_newest()
 
     def _chat_entry(self, message: ChatMessage) -> ChatEntry:
-        return ChatEntry(message, self.claim_lines.get(message.text) if message.role == "assistant" else None)
+        summary = self.claim_lines.get(message.text) if message.role == "assistant" else None
+        return ChatEntry(message, claims_line(summary, self.map_key) if summary else None)
 
     def set_claim_lines(self, lines: dict[str, str]) -> None:
         """Give replies (by their text) their claim map's summary line, shown now if mounted."""
         self.claim_lines.update(lines)
         for entry in self._entries:
             if isinstance(entry, ChatEntry) and entry.message.role == "assistant" and entry.message.text in lines:
-                entry.show_claims(lines[entry.message.text])
+                entry.show_claims(claims_line(lines[entry.message.text], self.map_key))
 
     def add_notice(self, text: str, kind: NoticeKind = "info", *, late: bool = False) -> ChatNotice:
         notice = ChatNotice(text, kind)

@@ -1,13 +1,21 @@
-"""The Chat pane: the message log, the status line, the question box and the action buttons."""
+"""The Chat pane: the paper's line, the message log, the status line, the question box and the
+action buttons."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widgets import Static
 
 from ensemble_tui.core.chat.modes import Style
+from ensemble_tui.core.paper.pdf import PdfInfo
+from ensemble_tui.ui.bindings import shown_key
 from ensemble_tui.ui.chat_log.chat_view import MessageLog
+from ensemble_tui.ui.chat_log.rendering import plain
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.status_bar import StatusBar
@@ -20,22 +28,55 @@ EMPTY_HINT = (
 )
 
 
+def paper_line(info: PdfInfo) -> Text:
+    """The line naming the chat's paper: its file name and pages (the path is in Attachments).
+    The name is the user's file's: shown as plain text, never markup."""
+    pages = f"{info.pages} page{'s' if info.pages != 1 else ''}" if info.pages else "pages unknown"
+    line = Text("Paper: ", style="bold", end="")
+    line.append_text(plain(info.path.name))
+    line.append(f" · {pages}")
+    return line
+
+
 class ChatPane(Vertical):
     """Layout only: the app drives the children through the properties below."""
+
+    DEFAULT_CSS = """
+    ChatPane #chat-paper {
+        height: 1;
+        padding: 0 1;
+        color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
 
     def __init__(self, style: Style = Style.AGGREGATE, *, id: str | None = None) -> None:
         super().__init__(id=id)
         # Kept, not queried: the app reads the box as it quits too, when the DOM is going away.
+        self._paper = Static("", id="chat-paper")  # which paper the chat reads (issue 35 polish)
+        self._paper.display = False
         self._log = MessageLog(empty_hint=EMPTY_HINT, id="chat-log")
         self._status = StatusBar(id="status-bar")
         self._input = ChatInput(id="chat-input")
         self._actions = ActionBar(style, id="action-bar")
 
     def compose(self) -> ComposeResult:
+        yield self._paper
         yield self._log
         yield self._status
         yield self._input
         yield self._actions
+
+    def show_paper(self, info: PdfInfo | None) -> None:
+        """Name the chat's paper on the pane's first line; no line without one."""
+        self._paper.update(paper_line(info) if info is not None else "")
+        self._paper.display = info is not None
+
+    @property
+    def paper_text(self) -> str:
+        """The paper's line as shown ("" when the chat has no paper)."""
+        return str(self._paper.content) if self._paper.display else ""
 
     @property
     def log_view(self) -> MessageLog:
@@ -52,6 +93,12 @@ class ChatPane(Vertical):
     @property
     def actions(self) -> ActionBar:
         return self._actions
+
+    def show_keys(self, keymap: Mapping[str, str]) -> None:
+        """Name the keys as Keymap.json maps them: in the buttons' tooltips, and the claim map's
+        key under each reply's summary line."""
+        self._actions.show_keys(keymap)
+        self._log.map_key = shown_key("claims.open", keymap)
 
     def on_key(self, event: events.Key) -> None:
         """Text typed while the chat has the focus goes into the question box, not nowhere."""

@@ -1,4 +1,4 @@
-"""Textual's Footer, rebuilt only when the keys it shows change.
+"""Textual's Footer, rebuilt only when the keys it shows change, and fitted to narrow terminals.
 
 Textual's Footer recomposes after every bindings signal: it removes and mounts its dozen key
 widgets, and their new sizes take two layout passes of the whole screen. A signal comes with
@@ -7,17 +7,37 @@ turn starts and ends (`mark_actions`: Cancel is on only during a run), though no
 the footer shows changes then. Profiled on bench row 3 (a reply at 50 turns): two recomposes
 and four of the seven layout passes of each reply, ~40 % of the event loop's CPU between Enter
 and the reply's first frame.
+
+Footer scrolls its keys sideways under the palette key, which is docked right: at 60 columns
+it ended `^f ▏^p paletteH`, a cut key and a stray letter of the next (issue 35). Where the keys
+do not fit, the footer leaves out keys from the right until the rest fits beside the palette
+key; Quit and F1 (help, which lists every key) stay.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.cells import cell_len
+from textual import events
+from textual.widget import Widget
 from textual.widgets import Footer
+
+PALETTE_CLASS = "-command-palette"  # Footer's class for the palette key, docked right
+
+
+def key_width(display: str, description: str, *, compact: bool) -> int:
+    """The cells a key takes in the footer (Footer's CSS: the padding and margins of each style)."""
+    display_cells, description_cells = cell_len(display), cell_len(description)
+    if compact:
+        return display_cells + (1 + description_cells if description else 0) + 1  # margin-right 1
+    return display_cells + 2 + (description_cells + 1 if description else 0)
 
 
 class SteadyFooter(Footer):
     """A Footer whose recompose is skipped when it would draw the same keys (through the public
     `recompose`, `Screen.active_bindings` and `App.get_key_display`, the inputs of Footer's own
-    `compose`)."""
+    `compose`), and which shows only the keys that fit its width."""
 
     _drawn: tuple[object, ...] | None = None  # the keys of the last compose that had any
 
@@ -28,11 +48,45 @@ class SteadyFooter(Footer):
         self._drawn = keys
         await super().recompose()
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width may fit more keys, or fewer."""
+        self.call_after_refresh(self.recompose)
+
+    def shown_keys(self) -> list[tuple[str, str]]:
+        """Each key Footer.compose draws left of the palette key, in its order: (key as
+        displayed, description), one per action as Footer draws them."""
+        app, seen = self.app, set()
+        keys: list[tuple[str, str]] = []
+        for _node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
+            if binding.show and binding.action not in seen:
+                seen.add(binding.action)
+                keys.append((app.get_key_display(binding), binding.description))
+        return keys
+
+    def compose(self) -> Iterable[Widget]:
+        widgets = list(super().compose())
+        palette = [widget for widget in widgets if widget.has_class(PALETTE_CLASS)]
+        keys = [widget for widget in widgets if widget not in palette]
+        sizes = self.shown_keys()
+        if not self.size.width or len(sizes) != len(keys):  # not sized yet, or grouped keys: as Footer
+            return widgets
+        compact = self.compact
+        room = self.size.width - sum(key_width(*self.palette_key(), compact=compact) + 2 for _ in palette)
+        count = len(keys)  # + 2 above: the palette key's border and padding
+        while count > 2 and sum(key_width(*size, compact=compact) for size in sizes[:count]) > room:
+            count -= 1  # the rightmost first: Quit and Help stay
+        return [*keys[:count], *palette]
+
+    def palette_key(self) -> tuple[str, str]:
+        _node, binding, _enabled, _tooltip = self.screen.active_bindings[self.app.COMMAND_PALETTE_BINDING]
+        return self.app.get_key_display(binding), binding.description
+
     def keys_to_draw(self) -> tuple[object, ...]:
         """What Footer.compose draws from: each shown binding (and the palette's) with whether it
-        is enabled, its tooltip and its key as displayed."""
+        is enabled, its tooltip and its key as displayed, and the width they must fit."""
         app = self.app
         return (
+            self.size.width,
             self.show_command_palette,
             *(
                 (key, binding.key, binding.action, binding.description, binding.group, enabled, tooltip)
