@@ -21,6 +21,7 @@ from ensemble_tui.core.provider import CallRequest, ErrorKind, Message, Provider
 from ensemble_tui.providers.credentials import Credentials
 from ensemble_tui.providers.errors import CallContext, FileGone
 from ensemble_tui.providers.io_loop import call_soon, on_io_loop
+from ensemble_tui.providers.model_builds import build_with_parts
 from ensemble_tui.providers.uploads import RemoteFile, UploadCache, Uploaded
 
 if TYPE_CHECKING:
@@ -52,8 +53,9 @@ class SdkProvider:
     warm_paths: ClassVar[tuple[str, ...]] = ()
     # The SDK's public pydantic models a call builds or reads ("module.Name"). The SDKs defer
     # building them to their first use (pydantic's `defer_build`), which then falls on the first
-    # turn: ~0.1 s of CPU (0.5 s of wall time on a busy machine for google-genai's `Tool` alone).
-    # `warm_up` builds them ahead of it with pydantic's own `model_rebuild`.
+    # turn: ~0.1 s of CPU (0.5 s of wall time on a busy machine for google-genai's `Tool` alone),
+    # and ~0.2 s more to read the first reply (its fields' models: providers/model_builds.py).
+    # `warm_up` builds them and the models they hold ahead of it, with pydantic's `model_rebuild`.
     warm_models: ClassVar[tuple[str, ...]] = ()
     # Where the API is when neither the environment nor a configuration file says otherwise.
     default_base_url: ClassVar[str | None] = None
@@ -128,7 +130,7 @@ class SdkProvider:
             functools.reduce(getattr, path.split("."), client)
         for dotted in self.warm_models:
             module, _, name = dotted.rpartition(".")
-            getattr(importlib.import_module(module), name).model_rebuild()
+            build_with_parts(getattr(importlib.import_module(module), name))
 
     async def delete_file(self, file_id: str) -> bool:
         """Delete an upload at the provider: True if deleted, False if it was gone already.

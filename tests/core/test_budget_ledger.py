@@ -192,3 +192,41 @@ async def test_a_pdfs_pages_are_reserved_at_the_providers_documented_tokens_per_
     message = of_type(events, RunFailed)[0].message
     assert message.startswith("Budget stop") and "$0.25 cap" in message
     assert scripted["Claude"].calls == []  # refused before it was sent
+
+
+async def test_calls_reserved_together_are_written_in_one_transaction_each_refused_alone(home, monkeypatch) -> None:
+    """Each ledger transaction syncs History.sqlite3 to disk, one after another: a wave of five
+    proposers paid five before its last request left, and five more as its answers were
+    settled (issue 36, bench row 1). Calls that reserve in the same step share one transaction
+    (core/turn/ledger_desk.py), and each still gets its own answer: a call past the cap is
+    refused while the others go."""
+    from ensemble_tui.core.store.archive import RunArchive
+    from ensemble_tui.core.store.budget_ledger import ReserveOp, SettleOp, SqliteLedger
+    from ensemble_tui.core.turn.ledger_desk import LedgerDesk
+
+    workspace = Workspace.open(home)
+    transactions: list[str] = []
+    writing = RunArchive.writing
+
+    def counted(self: RunArchive, busy_timeout_s: float = 10.0):  # noqa: ANN202 - the wrapped context manager
+        transactions.append("write")
+        return writing(self, busy_timeout_s)
+
+    monkeypatch.setattr(RunArchive, "writing", counted)
+    desk = LedgerDesk(SqliteLedger(workspace.archive, workspace.session.id, "turn-1"))
+
+    def costing(worst: float):  # noqa: ANN202 - a Sizing
+        return lambda remaining: (1000, worst) if worst <= remaining else None
+
+    outcomes = await asyncio.gather(
+        *(desk.reserve(ReserveOp(0.0, 1.0, costing(0.3))) for _ in range(4)), return_exceptions=True
+    )
+    granted = [outcome for outcome in outcomes if not isinstance(outcome, Exception)]
+    assert len(granted) == 3 and len({reservation.id for reservation in granted}) == 3
+    assert [type(outcome).__name__ for outcome in outcomes if isinstance(outcome, Exception)] == [
+        "ReservationsInFlight"
+    ]  # the fourth would fit once the others settle below their worst case
+    assert transactions == ["write"]
+    await asyncio.gather(*(desk.settle(SettleOp(reservation, 0.01)) for reservation in granted))
+    assert transactions == ["write", "write"]
+    assert sorted(billed for _row, _worst, billed in ledger_rows(workspace)) == [0.01, 0.01, 0.01]

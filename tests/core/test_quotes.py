@@ -8,6 +8,7 @@ resynthesis 87 9.8", and sections 1-3; page 2 has sections 4 and 5.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -287,3 +288,29 @@ async def test_a_scan_is_reported_once_in_one_line_and_the_turns_go_on(workspace
     notices = [n.message for n in of_type(first + second, Notice)]
     assert notices == ["This PDF has no text layer; quotes cannot be checked."]
     assert of_type(first, ReplyCommitted)[0].message.checks is None and of_type(second, ReplyCommitted)
+
+
+def test_a_turns_texts_are_checked_with_one_look_at_the_paper(
+    sample_pdf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks run after a turn's last call, before its reply is stored: each look at the paper
+    hashes the PDF and reads its cached text, which a turn's dozen texts used to pay twice each
+    (issue 36, bench row 1). The reports are what each text gets checked alone."""
+    from ensemble_tui.core.paper import paper_index as index_module
+    from ensemble_tui.core.paper import passage as passage_module
+    from ensemble_tui.core.paper.pdf_pages import read_page_texts
+    from ensemble_tui.core.paper.quote_checks import check_texts
+
+    cache = tmp_path / "Cache"
+    texts = {"": f'"{ACROSS_LINE}", p. 3', "ChatGPT": "No quotation here.", "Claude": f'> "{PAGE_TWO}"'}
+    alone = {key: check_reply_against_pdf(text, sample_pdf, cache).as_record() for key, text in texts.items()}
+    looks: list[Path] = []
+
+    def counted(pdf: Path, cache_dir: Path):  # noqa: ANN202 - the wrapped function's result
+        looks.append(pdf)
+        return read_page_texts(pdf, cache_dir)
+
+    monkeypatch.setattr(index_module, "read_page_texts", counted)
+    monkeypatch.setattr(passage_module, "read_page_texts", counted)
+    assert asyncio.run(check_texts(texts, sample_pdf, cache)) == alone
+    assert len(looks) <= 2  # the index's and, for the passages of found quotes, the paper's text

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ensemble_tui.core.paper.quotes import check_reply_against_pdf
+from ensemble_tui.core.paper.quotes import check_replies_against_pdf, check_reply_against_pdf
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ async def check_texts(
         await asyncio.gather(warming, return_exceptions=True)
 
     def check_all() -> dict[str, dict[str, Any]]:
-        return {key: check_reply_against_pdf(text, pdf, cache_dir).as_record() for key, text in texts.items()}
+        return {key: report.as_record() for key, report in check_replies_against_pdf(texts, pdf, cache_dir).items()}
 
     try:
         return await asyncio.to_thread(check_all)

@@ -15,11 +15,14 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ensemble_tui.core.paper.paper_index import GAP, PaperIndex, label_id, paper_index, quote_parts
 from ensemble_tui.core.paper.pdf_pages import PdfTextUnavailable
 from ensemble_tui.core.text.sanitize import strip_control
+
+if TYPE_CHECKING:
+    from ensemble_tui.core.paper.passage import PaperText
 
 MIN_WORDS = 6
 FOUND_MARK = "✓"
@@ -160,20 +163,35 @@ def check_reply_against_pdf(reply: str, pdf: Path, cache_dir: Path) -> QuoteRepo
     Blocking (pypdf on a paper's first check): run it in a worker thread. Never raises for the
     PDF's sake: a scan, an encrypted or an unreadable PDF gives a report whose `notice` says so.
     """
+    return check_replies_against_pdf({"": reply}, pdf, cache_dir)[""]
+
+
+def check_replies_against_pdf(replies: Mapping[str, str], pdf: Path, cache_dir: Path) -> dict[str, QuoteReport]:
+    """`check_reply_against_pdf` for several texts (a turn's reply and proposals), by their keys.
+
+    The paper is looked up once for all of them: each lookup hashes the PDF and reads its cached
+    text (a few milliseconds), which a turn's dozen texts paid twice each, after its last call.
+    """
     try:
         index = paper_index(pdf, cache_dir)
     except PdfTextUnavailable as exc:
-        return QuoteReport(notice=str(exc))
-    return with_passages(check_quotes(reply, index), pdf, cache_dir)
-
-
-def with_passages(report: QuoteReport, pdf: Path, cache_dir: Path) -> QuoteReport:
-    """`report` with each found quote's character range in its page (what the JSON exports give)."""
+        return {key: QuoteReport(notice=str(exc)) for key in replies}
+    reports = {key: check_quotes(reply, index) for key, reply in replies.items()}
+    if not any(check.found for report in reports.values() for check in report.quotes):
+        return reports  # no passage to locate
     from ensemble_tui.core.paper.passage import read_paper_text  # it builds on this module
 
+    try:
+        paper = read_paper_text(pdf, cache_dir)  # built once per paper, with the index
+    except PdfTextUnavailable as exc:  # the file changed since the index was read
+        return {key: QuoteReport(notice=str(exc)) for key in replies}
+    return {key: with_passages(report, paper) for key, report in reports.items()}
+
+
+def with_passages(report: QuoteReport, paper: PaperText) -> QuoteReport:
+    """`report` with each found quote's character range in its page (what the JSON exports give)."""
     if report.notice:
         return report
-    paper = read_paper_text(pdf, cache_dir)  # built once per paper, with the index
     checks = []
     for check in report.quotes:
         found = paper.exact(check.quotation.text) if check.found else None

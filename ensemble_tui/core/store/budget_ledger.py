@@ -32,12 +32,12 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 LEDGER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS budget_reservations (
@@ -166,6 +166,33 @@ class BudgetLedger(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ReserveOp:
+    """`reserve`'s arguments, for a ledger that applies several operations at once (`apply`)."""
+
+    spent_before: float
+    cap: float
+    size: Sizing
+
+
+@dataclass(frozen=True)
+class SettleOp:
+    """`settle`'s arguments, for `apply`."""
+
+    reservation: Reservation
+    billed: float
+
+
+LedgerOp = ReserveOp | SettleOp
+
+
+@runtime_checkable
+class BatchedLedger(Protocol):
+    """A ledger that can apply several operations in one transaction (SqliteLedger.apply)."""
+
+    def apply(self, ops: Sequence[LedgerOp]) -> list[Reservation | BudgetRefused | LedgerUnwritable | None]: ...
+
+
 def _grant(tally: Tally, cap: float, size: Sizing) -> tuple[int, float]:
     """The call's size if it fits with everything counted; else why not (ReservationsInFlight
     when it would fit once the calls in flight settle, at no more than their worst case)."""
@@ -221,24 +248,7 @@ class SqliteLedger:
     def reserve(self, spent_before: float, cap: float, size: Sizing) -> Reservation:
         try:
             with self.archive.writing(self.busy_timeout_s) as db:
-                counted = tally(db, self.session)
-                stored = stored_cost(db, self.session)
-                if spent_before > stored:  # this process knows of money the database does not hold yet
-                    counted = Tally(
-                        counted.spent + spent_before - stored,
-                        counted.in_flight,
-                        counted.in_flight_elsewhere,
-                        counted.unconfirmed,
-                        counted.unconfirmed_since,
-                    )
-                tokens, worst = _grant(counted, cap, size)
-                cursor = db.execute(
-                    "INSERT INTO budget_reservations (session, turn, pid, process_started, worst_usd) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (self.session, self.turn, os.getpid(), PROCESS_STARTED, worst),
-                )
-                row = int(cursor.lastrowid or 0)
-                return Reservation(row, tokens, worst, counted.unconfirmed, counted.unconfirmed_since)
+                return self._reserve_in(db, spent_before, cap, size)
         except (sqlite3.Error, OSError) as exc:
             raise LedgerUnwritable(str(exc) or type(exc).__name__) from None
 
@@ -248,6 +258,48 @@ class SqliteLedger:
                 db.execute("UPDATE budget_reservations SET billed_usd = ? WHERE id = ?", (billed, reservation.id))
         except (sqlite3.Error, OSError):
             pass  # the row keeps its worst case, which only ever overstates what was spent
+
+    def apply(self, ops: Sequence[LedgerOp]) -> list[Reservation | BudgetRefused | LedgerUnwritable | None]:
+        """`ops` in their order in one transaction, so one write to disk stands for all of them
+        (a wave's five calls reserved together, or settled together: each transaction syncs the
+        database, a few milliseconds, and they ran one after another before the last request
+        could leave). Each gets what `reserve` returns or raises, or None for a settle."""
+        try:
+            with self.archive.writing(self.busy_timeout_s) as db:
+                outcomes: list[Reservation | BudgetRefused | LedgerUnwritable | None] = []
+                for op in ops:
+                    if isinstance(op, SettleOp):
+                        sql = "UPDATE budget_reservations SET billed_usd = ? WHERE id = ?"
+                        db.execute(sql, (op.billed, op.reservation.id))
+                        outcomes.append(None)
+                        continue
+                    try:
+                        outcomes.append(self._reserve_in(db, op.spent_before, op.cap, op.size))
+                    except BudgetRefused as refused:
+                        outcomes.append(refused)
+                return outcomes
+        except (sqlite3.Error, OSError) as exc:  # nothing was written: settles keep their worst case
+            failed = LedgerUnwritable(str(exc) or type(exc).__name__)
+            return [failed if isinstance(op, ReserveOp) else None for op in ops]
+
+    def _reserve_in(self, db: sqlite3.Connection, spent_before: float, cap: float, size: Sizing) -> Reservation:
+        counted = tally(db, self.session)
+        stored = stored_cost(db, self.session)
+        if spent_before > stored:  # this process knows of money the database does not hold yet
+            counted = Tally(
+                counted.spent + spent_before - stored,
+                counted.in_flight,
+                counted.in_flight_elsewhere,
+                counted.unconfirmed,
+                counted.unconfirmed_since,
+            )
+        tokens, worst = _grant(counted, cap, size)
+        cursor = db.execute(
+            "INSERT INTO budget_reservations (session, turn, pid, process_started, worst_usd) VALUES (?, ?, ?, ?, ?)",
+            (self.session, self.turn, os.getpid(), PROCESS_STARTED, worst),
+        )
+        row = int(cursor.lastrowid or 0)
+        return Reservation(row, tokens, worst, counted.unconfirmed, counted.unconfirmed_since)
 
 
 def stored_cost(db: sqlite3.Connection, session: str) -> float:

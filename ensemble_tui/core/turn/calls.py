@@ -38,6 +38,8 @@ from ensemble_tui.core.store.budget_ledger import (
     LocalLedger,
     Reservation,
     ReservationsInFlight,
+    ReserveOp,
+    SettleOp,
 )
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.core.turn.costs import (
@@ -49,6 +51,7 @@ from ensemble_tui.core.turn.costs import (
     usage_cost,
 )
 from ensemble_tui.core.turn.events import CostUpdated, EngineEvent, Notice, RetryScheduled, StatusChanged
+from ensemble_tui.core.turn.ledger_desk import LedgerDesk
 from ensemble_tui.core.turn.retry import CallRole, RetryPolicy
 
 log = logging.getLogger(__name__)
@@ -95,6 +98,7 @@ class ModelCaller:
         self._pdf_pages = pdf_info(self.pdf).pages if self.pdf is not None else None
         self._unconfirmed_noted = False  # the chat's unconfirmed reservations are told once a turn
         self._began = time.monotonic()  # each call's record says when it started, from here
+        self._desk = LedgerDesk(self.ledger)  # the calls' reservations and settlements, batched
 
     def model_for(self, provider: str) -> str:
         return self.settings.model_for(provider, self.configs)
@@ -206,7 +210,7 @@ class ModelCaller:
         deadline = time.monotonic() + request.timeout_s + min(5.0, request.timeout_s)
         waiting = False
         while True:
-            pending = asyncio.ensure_future(asyncio.to_thread(self.ledger.reserve, self.spent_before, cap, size))
+            pending = asyncio.ensure_future(self._desk.reserve(ReserveOp(self.spent_before, cap, size)))
             try:
                 reservation = await asyncio.shield(pending)
             except ReservationsInFlight as refused:
@@ -281,7 +285,7 @@ class ModelCaller:
 
     async def _settle(self, reservation: Reservation, billed: float) -> None:
         """Settle a reservation to what was billed; finished even if the turn is cancelled meanwhile."""
-        await asyncio.shield(asyncio.to_thread(self.ledger.settle, reservation, billed))
+        await asyncio.shield(asyncio.ensure_future(self._desk.settle(SettleOp(reservation, billed))))
 
     def _count(
         self,
