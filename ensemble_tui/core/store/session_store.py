@@ -224,7 +224,7 @@ class SessionStore:
         self._remember(*remembered)
         self._point_at(session.id)
         if transcript and session.history:
-            self._transcript.write(self.transcript_path(session), session)
+            atomic_write_text(self.transcript_path(session), self._transcript.render(session))
 
     def commit_turn(self, change: TurnChange, *, on_wait: Callable[[], None] | None = None) -> Committed:
         """Save a turn in one transaction (its messages, the session's row and the turn's record,
@@ -329,7 +329,7 @@ class SessionStore:
                     if stored is not None:
                         session = with_items(SessionData.model_validate_json(stored.head), stored.items)
                 if session.history:
-                    self._transcript.write(path, session)
+                    atomic_write_text(path, self._transcript.render(session))
         except (OSError, sqlite3.Error) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise TranscriptError(errno.EIO, reason, str(path)) from exc

@@ -4,14 +4,14 @@ A transcript is its head and one block a message (core/chat/session.py's `transc
 which depends on its message alone). Rendering a block is the costly part (its Markdown is made
 inert), so the blocks of the chat last written are kept: a new turn renders its own messages
 and a redo its new reply, whatever the chat's length (bench row 9.d). The file itself is still
-replaced whole, atomically, so a crash leaves it as before or as after.
+replaced whole, atomically (session_store writes it with core/store/atomic.py), so a crash
+leaves it as before or as after.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ensemble_tui.core.chat.session import (
     ChatMessage,
@@ -21,7 +21,6 @@ from ensemble_tui.core.chat.session import (
     transcript_head,
     unchanged_prefix,
 )
-from ensemble_tui.core.store.atomic import atomic_write_text
 
 
 @dataclass
@@ -42,7 +41,3 @@ class TranscriptBlocks:
             self.chat, self.messages = session.id, list(session.history)
             self.blocks = [*self.blocks[:keep], *added]
             return join_transcript(transcript_head(session), self.blocks)
-
-    def write(self, path: Path, session: SessionData) -> None:
-        """Replace the transcript at `path` with the session's, atomically (OSError if it cannot)."""
-        atomic_write_text(path, self.render(session))
