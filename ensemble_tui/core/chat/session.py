@@ -135,20 +135,34 @@ def fork_phrase(after: int) -> str:
 
 
 def render_transcript(session: SessionData) -> str:
-    """The Markdown transcript: user inputs and final replies only."""
+    """The Markdown transcript: user inputs and final replies only (its head, then one block a
+    message: core/store/transcript.py renders each block once and reuses it)."""
+    return join_transcript(transcript_head(session), [transcript_block(message) for message in session.history])
+
+
+def transcript_head(session: SessionData) -> str:
+    """The transcript's first lines: the chat's id, the chat it branched from, its PDF."""
     parts = [f"# Chat {session.id}"]
     if session.parent_id is not None:
         parts.append(f"Branch of chat `{session.parent_id}`, {fork_phrase(session.fork_turn or 0)}.")
     if session.pdf_path:
         parts.append(f"PDF: `{session.pdf_path}`")
-    for message in session.history:
-        heading = "## You" if message.role == "user" else "## Reply"
-        parts.append(f"{heading}\n\n{inert_images(message.text.strip())}")  # a previewer loads nothing
-        if message.provenance is not None:
-            parts.append(f"*{message.provenance.line}*")
-        if message.sources:
-            parts.append("Sources:\n" + "\n".join(f"- <{url}>" for url in message.sources))
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join(parts)
+
+
+def transcript_block(message: ChatMessage) -> str:
+    """One message's part of the transcript; it depends on that message alone."""
+    heading = "## You" if message.role == "user" else "## Reply"
+    parts = [f"{heading}\n\n{inert_images(message.text.strip())}"]  # a previewer loads nothing
+    if message.provenance is not None:
+        parts.append(f"*{message.provenance.line}*")
+    if message.sources:
+        parts.append("Sources:\n" + "\n".join(f"- <{url}>" for url in message.sources))
+    return "\n\n".join(parts)
+
+
+def join_transcript(head: str, blocks: Sequence[str]) -> str:
+    return "\n\n".join([head, *blocks]) + "\n"
 
 
 def unchanged_prefix(before: Sequence[Any], after: Sequence[Any]) -> int:

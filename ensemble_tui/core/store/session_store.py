@@ -9,7 +9,8 @@ A session lives in two places:
 A turn is saved by `commit_turn`: one transaction that holds the database's write lock, in
 which the session's items, its row and the turn's record are written; once it has committed,
 the transcript is rewritten from what is stored (never before: a transcript holding a turn the
-database lacks would lose it at the next rewrite). If another process added turns to the same
+database lacks would lose it at the next rewrite), each message's block rendered once
+(core/store/transcript.py). If another process added turns to the same
 chat since this one last saw it (its revision moved on), this turn's messages are appended to
 the chat as it now stands, never over it. A crash at any moment leaves every completed turn.
 A new chat's id is claimed in one transaction, so chats started at once never share one.
@@ -36,7 +37,6 @@ from ensemble_tui.core.chat.session import (
     ModelOutput,
     Resubmission,
     SessionData,
-    render_transcript,
     unchanged_prefix,
     with_items,
 )
@@ -44,6 +44,7 @@ from ensemble_tui.core.store.archive import ListChange, RunArchive, SessionRow, 
 from ensemble_tui.core.store.atomic import aside_path, atomic_write_text
 from ensemble_tui.core.store.budget_ledger import release_turn
 from ensemble_tui.core.store.home import HomePaths
+from ensemble_tui.core.store.transcript import TranscriptBlocks
 
 
 class SessionFile(BaseModel):
@@ -110,6 +111,7 @@ class SessionStore:
     _stored: dict[str, dict[str, list[Any]]] = field(default_factory=dict, repr=False)  # id -> list -> items
     _revisions: dict[str, int] = field(default_factory=dict, repr=False)
     _pointer: str | None = field(default=None, repr=False)  # the id Session.json last got from here
+    _transcript: TranscriptBlocks = field(default_factory=TranscriptBlocks, repr=False)  # its rendered blocks
 
     def transcript_path(self, session: SessionData) -> Path:
         return self.paths.chats / f"{session.id}.md"
@@ -222,7 +224,7 @@ class SessionStore:
         self._remember(*remembered)
         self._point_at(session.id)
         if transcript and session.history:
-            atomic_write_text(self.transcript_path(session), render_transcript(session))
+            atomic_write_text(self.transcript_path(session), self._transcript.render(session))
 
     def commit_turn(self, change: TurnChange, *, on_wait: Callable[[], None] | None = None) -> Committed:
         """Save a turn in one transaction (its messages, the session's row and the turn's record,
@@ -327,7 +329,7 @@ class SessionStore:
                     if stored is not None:
                         session = with_items(SessionData.model_validate_json(stored.head), stored.items)
                 if session.history:
-                    atomic_write_text(path, render_transcript(session))
+                    atomic_write_text(path, self._transcript.render(session))
         except (OSError, sqlite3.Error) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise TranscriptError(errno.EIO, reason, str(path)) from exc
