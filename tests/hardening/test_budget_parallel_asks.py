@@ -1,7 +1,8 @@
 """Parallel asks on one chat under the default $5 cap (issue 34 §2): a call kept out only by
 other processes' calls in flight waits for them to settle, instead of a "Budget stop" at
-$5.00 when $0.19 was spent. Four, then eight `ask --demo` runs in the default (All) mode, after
-one opening turn, all answer, and every turn is in the transcript."""
+$5.00 when $0.19 was spent. Eight `ask --demo` runs in the default (All) mode, after one opening
+turn, all answer, and every turn is in the transcript. (A run of four checked the same with less
+contention, for another 35 s of CPU: each process pays the three SDKs' imports, 3-7 s.)"""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def start_ask(home: Path, question: str) -> subprocess.Popen[str]:
     )
 
 
-@pytest.mark.parametrize("parallel", [4, 8])
+@pytest.mark.parametrize("parallel", [8])
 def test_parallel_demo_asks_on_one_chat_all_answer(home: Path, quick_demo: None, parallel: int) -> None:
     opening = run_command(home, "ask", "--demo", "Q0: the opening question")
     assert opening.returncode == 0, opening.stderr

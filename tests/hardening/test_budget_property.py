@@ -7,6 +7,7 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,14 @@ from tests.support import ScriptedProvider, role_of
 from tests.support import no_sleep as no_wait
 
 MODES = [Mode.CHATGPT, Mode.CLAUDE, Mode.CHATGPT_GEMINI, Mode.ALL]
+
+
+@pytest.fixture(autouse=True)
+def _quick_reservation_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call kept out by the turn's other calls in flight looks at the ledger again after 1 ms,
+    not 0.25 s: the scripted calls settle at once, so the real interval only made the examples
+    wait (93 s of wall for 5 s of CPU). What is checked (no call past the cap) is unchanged."""
+    monkeypatch.setattr("ensemble_tui.core.turn.calls.RESERVATION_POLL_S", 0.001)
 
 
 class Accountant:

@@ -21,7 +21,7 @@ from ensemble_tui.core.workspace import Workspace
 from tests.support import ScriptedProvider
 from tests.support import no_sleep as no_wait
 
-KILLS = 150
+KILLS = 100  # each kill costs a forked writer ~0.2 s of CPU and a check of the files
 # Each writer is killed after 0 to 2 turns it reported complete, then a random moment into the next
 # one: so kills land both after completed turns and in the middle of one, however long a turn takes
 # on a busy machine (a first turn in a fresh process takes 0.10-0.19 s alone, several times that
