@@ -154,7 +154,8 @@ class EnsembleApp(KeysInOrder):
     # ----- layout ----------------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
-        return MainScreen(id="_default")  # the id Textual gives its default screen
+        # The id Textual gives its default screen; its size classes from the start (layout.py).
+        return MainScreen(id="_default", classes=layout.size_classes(*self.size))
 
     @property
     def model_providers(self) -> tuple[str, ...]:

@@ -229,6 +229,34 @@ async def test_a_turn_leaves_the_footer_as_drawn_and_a_remapped_key_redraws_it(w
         assert "^s History" in footer_line(app) and "^g History" not in footer_line(app)
 
 
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_the_first_layout_has_the_footer_keys_and_the_size_classes(
+    workspace, chatty, make_app, monkeypatch, size
+):
+    """Start-up (bench row 5, issue 36): the first frame is the complete one. Textual's Footer
+    composed its keys after a refresh, and Textual set the screen's size classes (the buttons'
+    sizes) on its first Resize, after the first layout: each cost the whole screen another
+    restyle or layout pass, and the footer's keys came a few frames after the rest."""
+    from ensemble_tui.ui.widgets.steady_footer import SteadyFooter
+
+    classes: list[set[str]] = []
+    keys: list[int] = []
+
+    def on_mount(footer: SteadyFooter) -> None:  # composed with the screen, before its first layout
+        classes.append(set(footer.screen.classes))
+
+    def on_resize(footer: SteadyFooter, event: object) -> None:  # the footer's first layout
+        keys.append(len(footer.children))
+
+    monkeypatch.setattr(SteadyFooter, "on_mount", on_mount, raising=False)
+    monkeypatch.setattr(SteadyFooter, "on_resize", on_resize, raising=False)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+    assert keys[0] >= 5  # History, Compare, Report, Quit, the palette: drawn by the first layout
+    assert classes[0] >= ({"-narrow", "-short"} if size == SMALL else {"-wide", "-tall"})
+
+
 # ----- a long reply --------------------------------------------------------------------------
 
 LONG_REPLY = "\n".join(

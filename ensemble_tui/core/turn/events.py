@@ -7,11 +7,15 @@ render a turn. Named as things that happened, so handlers read naturally.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.provenance import VoteRow, short_reason
 from ensemble_tui.core.chat.session import ChatMessage, ModelOutput, Resubmission
-from ensemble_tui.core.claims.model import ClaimMap
+
+if TYPE_CHECKING:  # the events only carry a map; the app imports them before its first frame, and
+    # the claims' models and the paper's quote check behind them (~10 % of the app's own imports) wait for a turn
+    from ensemble_tui.core.claims.model import ClaimMap
 
 __all__ = ["VoteRow"]  # the tally's rows, with the events that carry them
 
