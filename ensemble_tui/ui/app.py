@@ -120,7 +120,7 @@ class EnsembleApp(App[int]):
         self.pane_switching = PaneSwitching(self.ctx)
         self.preferences = Preferences(self.ctx)
         self.archive_flow = ArchiveFlow(
-            self.ctx, self.turns, self.turn_keys, chat_id=lambda: self.chat_id, show_session=self.show_session
+            self.ctx, self.turns, chat_id=lambda: self.chat_id, show_session=self.show_session
         )
         self.reply_actions = ReplyActions(self.ctx, folder_opener)
         self.message_cursor = MessageCursor(self.ctx, self.show_session, busy=lambda: self.turns.running)

@@ -19,7 +19,6 @@ from ensemble_tui.ui.actions.context import AppContext
 
 if TYPE_CHECKING:
     from ensemble_tui.ui.turns.turn_controller import TurnController
-    from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +32,9 @@ def source_line(source: RestyleSource) -> str:
 class Restyling:
     """Finds the last turn's proposals (cached until the chat changes) and restyles it."""
 
-    def __init__(self, ctx: AppContext, turns: TurnController, turn_keys: TurnKeys) -> None:
+    def __init__(self, ctx: AppContext, turns: TurnController) -> None:
         self.ctx = ctx
         self.turns = turns
-        self.turn_keys = turn_keys
         self._cached: tuple[SessionData, int, RestyleSource | str] | None = None
 
     def source(self) -> RestyleSource | str:
