@@ -141,4 +141,3 @@ class ClaimsView(Vertical):
         cards = list(self.query(ClaimCard))
         if cards:
             cards[0].focus()
-
