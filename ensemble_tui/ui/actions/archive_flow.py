@@ -1,6 +1,6 @@
 """The run archive in the app: run reports, the history of chats, and exports.
 
-A collaborator of EnsembleApp. Everything here reads `Workspace.archive` (SQLite) on demand; a
+A collaborator of the main screen (ui/main_screen.py). Everything here reads `Workspace.archive` (SQLite) on demand; a
 database that cannot be read costs a toast, never the app. The screens and the exporter are
 imported when first used: the exporter brings markdown_it, and together they were ~35 ms of the
 app's start-up.

@@ -28,7 +28,7 @@ from ensemble_tui.ui.panes.settings import SettingsPane, key_hint
 
 @dataclass
 class MainPanes:
-    """The main screen's panes, made once in the app's compose() and never replaced. Those behind
+    """The main screen's panes, made once in the main screen's compose() and never replaced. Those behind
     tabs are mounted lazily (ui/panes/lazy.py), so they are kept here rather than queried."""
 
     chat: ChatPane

@@ -1,6 +1,6 @@
 """The same turn in another style, in the app: the palette's "Same turn as ..." and Compare's `r`.
 
-A collaborator of the app's ArchiveFlow (it reads the run archive). The core finds the last turn
+A collaborator of the main screen's ArchiveFlow (it reads the run archive). The core finds the last turn
 and its first proposals (core/records/restyle.py); this starts the redo that reuses them through
 the TurnController, so the new reply replaces the last one exactly as a redo's does, and only
 the new style's own calls are made. The style chosen becomes the chat's, as F6-F9 would make it.

@@ -12,7 +12,7 @@ what each carries (the input, a proposal, a resubmission, the cost, the committe
 rollback, the late claim map). A late map's summary reaches an open Compare through the
 `claims_mapped` signal, keyed by the run's archive id. The turn's messages are found in the chat
 by position (`ActiveTurn.chat_from`), not by object identity. The session is never read here: a
-chat is read only where it is opened (the app's `show_session`).
+chat is read only where it is opened (the main screen's `show_session`).
 """
 
 from __future__ import annotations
