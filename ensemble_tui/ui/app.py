@@ -78,7 +78,18 @@ class EnsembleApp(App[int]):
         self.collector = collector or CollectorPolicy(enabled=False)
         self._after_start_up = after_start_up
         self.started_up = False  # the first complete frame is drawn and the work after it started
-        self.main = MainScreen(self, pdf=pdf, keymap_warning=keymap_warning)
+        self.main = MainScreen(
+            self,
+            workspace,
+            keymap=self.keymap,
+            engine=lambda: self.engine,
+            notifier=self.notifier,
+            collector=self.collector,
+            folder_opener=folder_opener,
+            demo=demo,
+            pdf=pdf,
+            keymap_warning=keymap_warning,
+        )
 
     @property
     def ctx(self) -> AppContext:

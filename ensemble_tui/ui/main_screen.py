@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import inspect
 import operator
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
@@ -59,9 +60,10 @@ from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from ensemble_tui.ui.app import EnsembleApp
+    from ensemble_tui.core.turn.engine import Engine
+    from ensemble_tui.core.workspace import Workspace
+    from ensemble_tui.ui.gc_schedule import CollectorPolicy
+    from ensemble_tui.ui.notify import ReplyNotifier
 
 
 class MainScreen(Screen[None]):
@@ -72,30 +74,44 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#chat-input"
     BINDINGS = main_bindings()
 
-    def __init__(self, app: EnsembleApp, *, pdf: str | Path | None = None, keymap_warning: str | None = None) -> None:
-        """`pdf`: the paper chosen on the command line, selected once the screen is mounted;
+    def __init__(
+        self,
+        app: App[Any],
+        workspace: Workspace,
+        *,
+        keymap: Mapping[str, str],
+        engine: Callable[[], Engine],
+        notifier: ReplyNotifier,
+        collector: CollectorPolicy,
+        folder_opener: Callable[[Path], bool],
+        demo: bool = False,
+        pdf: str | Path | None = None,
+        keymap_warning: str | None = None,
+    ) -> None:
+        """What the app holds for every screen, given explicitly: its keymap, its engine (made on
+        first use), how a finished reply is announced, the collector's schedule, how a folder is
+        opened. `pdf`: the paper chosen on the command line, selected once the screen is mounted;
         `keymap_warning`: why Configurations/Keymap.json was not used, said once in the chat."""
         super().__init__(id="_default")  # the id Textual gives its default screen
-        workspace = app.workspace
         self.workspace = workspace
-        self.keymap = app.keymap
-        self.demo = app.demo
+        self.keymap = keymap
+        self.demo = demo
         self.initial_pdf = pdf
         self._keymap_warning = keymap_warning
         self.chat_id = workspace.session.id  # the chat on screen (set where a chat is opened)
         self.choices = TurnChoices()
         # What the collaborators are given (ui/actions/context.py); the panes join it in compose().
         self.ctx = AppContext(
-            app, workspace, app.keymap, say=self.say, add_notice=self.add_notice, show_pane=self.show_pane
+            app, workspace, keymap, say=self.say, add_notice=self.add_notice, show_pane=self.show_pane
         )
         self.drafts = DraftKeeper(DraftStore(workspace.paths.drafts), app.set_timer, lambda: self.turn_keys.draft_now())
         self.turns = TurnController(
             self.ctx,
             self.choices,
             self.drafts,
-            engine=lambda: app.engine,
-            notifier=app.notifier,
-            collector=app.collector,
+            engine=engine,
+            notifier=notifier,
+            collector=collector,
         )
         self.message_cursor = MessageCursor(self.ctx, self.show_session, busy=lambda: self.turns.running)
         self.turn_keys = TurnKeys(
@@ -113,7 +129,7 @@ class MainScreen(Screen[None]):
         self.archive_flow = ArchiveFlow(
             self.ctx, self.turns, chat_id=lambda: self.chat_id, show_session=self.show_session
         )
-        self.reply_actions = ReplyActions(self.ctx, app.folder_opener)
+        self.reply_actions = ReplyActions(self.ctx, folder_opener)
         self.budget_actions = BudgetActions(self.ctx)
         self.turn_keys.restore_choices(workspace.session.last_mode, workspace.session.last_style)
         self.footer: SteadyFooter | None = None  # made in compose()
