@@ -241,7 +241,7 @@ def first_turn(args: dict[str, Any]) -> dict[str, Any]:
     warm-up (the baseline: the SDKs imported by the first calls)."""
     from ensemble_tui.ui import warm_up
 
-    async def no_warm_up(app: Any) -> None:
+    async def no_warm_up(*_args: Any) -> None:
         return None
 
     warm_up_providers = warm_up.warm_up_providers

@@ -62,7 +62,7 @@ def test_launch_attaches_providers_in_the_simulator_context_and_runs_the_app(
     monkeypatch.setattr(EnsembleApp, "run", fake_run)
     assert main(["--home", str(workspace.paths.root), "--pdf", str(sample_pdf), "--demo"]) == 0
     app = seen["app"]
-    assert isinstance(app, EnsembleApp) and app.demo and app._initial_pdf == str(sample_pdf)
+    assert isinstance(app, EnsembleApp) and app.demo and app.main.initial_pdf == str(sample_pdf)
     assert isinstance(app.notifier, SystemNotifier)
     assert seen["env"] == {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
     assert seen["home"] == workspace.paths.root  # the demo account is kept in the home, nowhere else

@@ -4,8 +4,9 @@ Each `AppAction` holds an id (the binding id Configurations/Keymap.json remaps),
 text, its default key, what it does (the collaborator that does the work) and where it shows:
 the footer, the palette (ui/commands.py) and the help screen (ui/screens/help.py). All three
 read the key through `current_key`, against the keymap the app loaded once, so a remapped key
-shows everywhere. Every binding runs the action `do('<id>')`; EnsembleApp.action_do looks the
-entry up here.
+shows everywhere. Every binding runs the action `do('<id>')`; MainScreen.action_do looks the
+entry up here. The main screen binds every key; the app binds those that act over dialogs too
+(`over_dialogs`), since a dialog on top hides the main screen's bindings.
 
 Keys were chosen for what terminals actually deliver, tmux included (checked with tmux 3.3):
 - F1 is help, everywhere (a priority binding, so dialogs and text boxes do not take it): it is
@@ -57,6 +58,7 @@ STYLE_KEYS: dict[Style, str] = {
 }
 HELP_KEY = "f1"
 HELP_ID = "app.help"
+QUIT_ID = "app.quit"
 # One slot per added provider; providers beyond the fifth are run from the palette.
 ADDED_PROVIDER_KEYS: tuple[str, ...] = tuple(f"shift+f{n},f{n + 12}" for n in range(1, 6))
 
@@ -83,11 +85,11 @@ AUTO_WHAT = "the cheapest strong model answers twice; All runs on top only if th
 class AppAction:
     """One action of the main screen, defined once.
 
-    `does` names the collaborator's method that does the work, as a path from the app
+    `does` names the collaborator's method that does the work, as a path from the main screen
     ("archive_flow.show_report"), called with `args`. `after_typed`: the keys typed before this
     one reach the question box first (a send). `footer`/`palette` say where it shows besides
     the help screen, which lists every action with a key. `over_dialogs`: it also acts while a
-    dialog is open (else the main screen's keys wait). `needs_added_slot`: a Shift+F key acts
+    dialog is open, bound on the app as well (else the main screen's keys wait). `needs_added_slot`: a Shift+F key acts
     only when an added provider sits in its slot; `needs_turn`: only during a run.
     """
 
@@ -246,7 +248,7 @@ def action_table() -> tuple[AppAction, ...]:
         # App's own Ctrl+Q, shown: the footer names the keys visible nowhere else (issue 25 §4).
         # Textual's palette has its own "Quit", which reaches the same TurnKeys.quit.
         AppAction(
-            "app.quit",
+            QUIT_ID,
             "Quit",
             "Quit; during a run it asks first and keeps the question",
             "ctrl+q",
@@ -396,7 +398,19 @@ def binding(action: AppAction) -> Binding:
 
 
 def main_bindings() -> list[Binding]:
-    return [binding(action) for action in ACTIONS if action.key is not None]
+    """The main screen's bindings: every action with a key, in the table's order but Quit first.
+
+    Textual's footer lists the focused widget's keys, then the screen's, then the app's. The
+    footer has always shown Ctrl+Q first: Textual's App binds ctrl+q itself, and the app's own
+    Quit took that binding's place. The screen keeps that order, so the footer reads as before."""
+    keyed = [action for action in ACTIONS if action.key is not None]
+    return [binding(action) for action in sorted(keyed, key=lambda action: action.id != QUIT_ID)]
+
+
+def app_wide_bindings() -> list[Binding]:
+    """The app's own bindings: the actions that also act over a dialog (Help, Quit, Math/LaTeX),
+    which the main screen binds too (a dialog on top hides the screen's bindings)."""
+    return [binding(action) for action in ACTIONS if action.key is not None and action.over_dialogs]
 
 
 def keyed_actions() -> Iterator[AppAction]:

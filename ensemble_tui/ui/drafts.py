@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Protocol
 
 from ensemble_tui.core.store.drafts import Draft, DraftStore
 
@@ -13,16 +12,18 @@ log = logging.getLogger(__name__)
 DRAFT_DELAY_S = 0.8  # the longest a keystroke waits to be on disk
 
 
-class TimerHost(Protocol):
-    def set_timer(self, delay: float, callback: Callable[[], None]) -> object: ...
-
-
 class DraftKeeper:
     """Saves the current chat's draft a moment after a change; `flush` saves it at once."""
 
-    def __init__(self, store: DraftStore, host: TimerHost, current: Callable[[], tuple[str, Draft]]) -> None:
+    def __init__(
+        self,
+        store: DraftStore,
+        set_timer: Callable[[float, Callable[[], None]], object],
+        current: Callable[[], tuple[str, Draft]],
+    ) -> None:
+        """`set_timer`: the app's (Textual's `set_timer`), for the save a moment after a change."""
         self.store = store
-        self.host = host
+        self.set_timer = set_timer
         self.current = current  # the chat on screen and what its draft is now
         self._pending = False
         self._warned = False
@@ -30,7 +31,7 @@ class DraftKeeper:
     def changed(self) -> None:
         if not self._pending:
             self._pending = True
-            self.host.set_timer(DRAFT_DELAY_S, self._due)
+            self.set_timer(DRAFT_DELAY_S, self._due)
 
     def _due(self) -> None:
         if self._pending:

@@ -9,16 +9,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 # Imported on the first turn (the app imports them lazily so they stay out of start-up).
 TURN_MODULES = ("ensemble_tui.core.turn.engine",)
-
-
-class Providers(Protocol):
-    @property
-    def providers(self) -> Mapping[str, object]: ...
 
 
 class Collector(Protocol):
@@ -29,38 +24,30 @@ class Collector(Protocol):
     def freeze_now(self) -> None: ...
 
 
-class WarmUpHost(Protocol):
-    """What the warm-up needs of the app: its providers, its collector, and whether a turn runs."""
-
-    @property
-    def workspace(self) -> Providers: ...
-    @property
-    def collector(self) -> Collector: ...
-    @property
-    def turn(self) -> object | None: ...
-
-
-async def warm_up_providers(app: WarmUpHost) -> None:
+async def warm_up_providers(
+    providers: Mapping[str, object], collector: Collector, turn_on_screen: Callable[[], bool]
+) -> None:
     """Warm the engine and every provider off the app's loop: the engine's import in a worker
     thread and the providers on the provider loop, which only share the GIL with the app, in
     slices short enough for typing to stay smooth.
 
     The imports make ~200K long-lived objects: full collections wait until they are done, then
     the new objects are frozen at once, as at the end of start-up (ui/gc_schedule.py). A turn
-    started meanwhile owns the collector; its end settles it.
+    started meanwhile owns the collector; its end settles it (`turn_on_screen` says whether one is
+    on screen).
     """
     from ensemble_tui.core.turn.warm_up import Warmable, warm_up_all
 
     modules = [module for module in TURN_MODULES if module not in sys.modules]
-    sdks = any(isinstance(provider, Warmable) for provider in app.workspace.providers.values())
+    sdks = any(isinstance(provider, Warmable) for provider in providers.values())
     if not modules and not sdks:
         return  # nothing to do (scripted providers in tests, the engine made already)
-    app.collector.pause()
+    collector.pause()
     try:
         for module in modules:
             await asyncio.to_thread(importlib.import_module, module)
-        await warm_up_all(app.workspace.providers)
+        await warm_up_all(providers)
     finally:
-        if app.turn is None:
-            app.collector.resume()
-            app.collector.freeze_now()
+        if not turn_on_screen():
+            collector.resume()
+            collector.freeze_now()

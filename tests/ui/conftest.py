@@ -89,8 +89,14 @@ async def settle(pilot: Pilot, timeout: float = 5.0) -> None:
 
 def shows_pending_input(app: EnsembleApp) -> bool:
     """The chat ends with an input still waiting for its reply (a run under way shows it)."""
-    items = app.chat.log_view.items
+    items = app.main.chat.log_view.items
     return bool(items) and items[-1].role == "user"
+
+
+def key_in_play(app: EnsembleApp, action_id: str) -> bool:
+    """Whether a key runs the action table's `action_id` on the screen on top now (a dialog hides
+    the main screen's keys, except those that act over dialogs)."""
+    return any(active.binding.id == action_id and active.enabled for active in app.screen.active_bindings.values())
 
 
 async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 5.0) -> None:
@@ -106,8 +112,8 @@ async def show_pane(pilot: Pilot, pane_id: str) -> None:
     """Show a pane as its key would, and wait until it is mounted (a pane is mounted when it is
     first shown: ui/panes/lazy.py)."""
     app = pilot.app
-    app.show_pane(pane_id)
-    placeholder = app.lazy_panes.get(pane_id)
+    app.main.show_pane(pane_id)
+    placeholder = app.main.lazy_panes.get(pane_id)
     if placeholder is not None:
         await wait_until(pilot, lambda: placeholder.pane.is_mounted)
     await pilot.pause()
@@ -115,7 +121,7 @@ async def show_pane(pilot: Pilot, pane_id: str) -> None:
 
 async def type_text(pilot: Pilot, text: str) -> None:
     """Type into the focused widget (as a paste would arrive: whole, newlines included)."""
-    pilot.app.chat.input.insert(text)
+    pilot.app.main.chat.input.insert(text)
     await pilot.pause()
 
 

@@ -84,5 +84,5 @@ async def test_every_action_of_the_table_names_what_does_it(workspace, chatty, m
     app = make_app()
     async with app.run_test(size=SIZE):
         for action in ACTIONS:
-            assert callable(operator.attrgetter(action.does)(app)), action.id
+            assert callable(operator.attrgetter(action.does)(app.main)), action.id
         assert len({action.id for action in ACTIONS}) == len(ACTIONS)

@@ -73,7 +73,7 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
     assert workspace.extra_providers == ("DeepSeek", "Local [vLLM]")
     app = make(workspace)
     async with app.run_test(size=SIZE) as pilot:
-        tabs = [pane.id for pane in app.tabs.query("TabPane")]
+        tabs = [pane.id for pane in app.main.tabs.query("TabPane")]
         assert tabs[:6] == [
             "chat",
             "chatgpt",
@@ -82,7 +82,7 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
             "provider-DeepSeek",
             pane_id_for_provider("Local [vLLM]"),
         ]
-        pane = app.model_pane("DeepSeek")
+        pane = app.main.model_pane("DeepSeek")
         await show_pane(pilot, "provider-DeepSeek")
         assert "deepseek-chat" in str(pane.query_one(".model-heading").content)
         assert "Shift+F1" in str(pane.query_one(".model-output").content)
@@ -95,14 +95,14 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
         assert "ℹ DeepSeek: the PDF was sent as extracted text" in str(pane.query_one(".model-note").content)
         assert pane.query_one(".model-note").display
         await show_pane(pilot, "claude")
-        assert app.model_pane("Claude").query_one(".model-note").display is False
+        assert app.main.model_pane("Claude").query_one(".model-note").display is False
 
         await type_text(pilot, "The local one, by its xterm name (F14 = Shift+F2)")
         await pilot.press("f14")
         await settle(pilot)
         assert len(providers["Local [vLLM]"].calls) == 1 and workspace.session.last_mode == "local [vllm]"
         await pilot.press("shift+f3")  # no third added provider: nothing happens
-        assert app.turn is None
+        assert app.main.turns.turn is None
 
         (send,) = [c for c in app.get_system_commands(app.screen) if c.title == "Send with DeepSeek"]
         assert "Shift+F1" in send.help
@@ -136,10 +136,10 @@ async def test_an_added_provider_has_a_pane_a_key_a_palette_entry_and_can_aggreg
         providers["Local [vLLM]"].scripts["proposer"] = [Hang()]
         await type_text(pilot, "Slow local question")
         await pilot.press("shift+f2")
-        await wait_until(pilot, lambda: app.turn is not None and shows_pending_input(app))
+        await wait_until(pilot, lambda: app.main.turns.turn is not None and shows_pending_input(app))
         await pilot.press("shift+f2")
         await settle(pilot)
-        assert app.chat.input.text == "Slow local question"
+        assert app.main.chat.input.text == "Slow local question"
         assert workspace.session.history[-1].text != "Slow local question"
 
 
@@ -167,7 +167,7 @@ async def test_reasoning_effort_is_offered_only_for_reasoning_models_and_saved(e
         await pilot.press("shift+f1")
         await settle(pilot)
         assert providers["DeepSeek"].calls[-1].reasoning_effort == "high"
-        app.show_pane("settings")
+        app.main.show_pane("settings")
         app.query_one("#model-DeepSeek", Select).value = "deepseek-chat"
         await pilot.pause()
         assert app.query_one("#reasoning-row-DeepSeek").display is False
@@ -176,7 +176,7 @@ async def test_reasoning_effort_is_offered_only_for_reasoning_models_and_saved(e
 async def test_debate_rounds_are_validated_before_they_are_saved(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
+        app.main.show_pane("settings")
         await wait_until(pilot, lambda: bool(app.query("#debate-rounds")))  # mounted when first shown
         field = app.query_one("#debate-rounds", Input)
         assert field.value == "3"

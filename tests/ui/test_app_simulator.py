@@ -43,10 +43,10 @@ async def test_a_council_turn_in_the_app_against_the_simulator(home, sample_pdf)
                 rankings = [r for r in sim.requests if "FINAL RANKING:" in r.last_user_text]
                 assert len(rankings) == 4  # ChatGPT, Claude, Gemini and DeepSeek each ranked the others
                 assert len(app.query(VoteNotice)) == 0  # the tally now stands with the reply
-                shown = rendered_text(app.chat.log_view.entries[-1].content)
+                shown = rendered_text(app.main.chat.log_view.entries[-1].content)
                 assert "Council: aggregate ranking" in shown and "· Council · chairman " in shown
                 assert workspace.session.last_style == "council"
-                note = app.model_pane("DeepSeek").output.note
+                note = app.main.model_pane("DeepSeek").output.note
                 assert "extracted text" in note
                 (stored,) = workspace.archive.turns(workspace.session.id)
                 assert stored.record.style == "council" and stored.record.outcome == "final"

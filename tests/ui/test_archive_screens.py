@@ -14,7 +14,7 @@ from ensemble_tui.ui.screens.export_picker import ExportPicker
 from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.report import ReportScreen
 from tests.support import Hang
-from tests.ui.conftest import SIZE, rendered_text, settle, show_pane, type_text, wait_until
+from tests.ui.conftest import SIZE, key_in_play, rendered_text, settle, show_pane, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 
 
@@ -51,7 +51,7 @@ async def test_the_report_of_an_aggregate_run_lists_every_call_and_pass(workspac
             assert heading in text
         assert text.count("proposer") == 6 and text.count("aggregator") >= 2
         assert "Agree first" in text and "Agreed." in text
-        assert app.check_action("do", ("mode.all",)) is False  # the main screen's keys wait behind it
+        assert not key_in_play(app, "mode.all")  # the main screen's keys wait behind it
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ReportScreen))
 
@@ -134,8 +134,8 @@ async def test_history_lists_past_chats_and_reopens_one(workspace, chatty, make_
         assert workspace.session.pdf_path == str(sample_pdf.resolve())
         await show_pane(pilot, "attachments")
         assert sample_pdf.name in str(app.query_one("#pdf-info").content)
-        assert app.model_pane("Claude").output is not None and app.model_pane("Gemini").output is None
-        assert app.default_mode.value == "claude"
+        assert app.main.model_pane("Claude").output is not None and app.main.model_pane("Gemini").output is None
+        assert app.main.choices.mode.value == "claude"
 
 
 async def test_reopening_a_chat_during_a_run_cancels_it_and_keeps_the_question(workspace, chatty, make_app):
@@ -147,12 +147,12 @@ async def test_reopening_a_chat_during_a_run_cancels_it_and_keeps_the_question(w
         chatty["Gemini"].scripts["proposer"] = [Hang()]
         await type_text(pilot, "Never answered")
         await pilot.press("f3")
-        await wait_until(pilot, lambda: bool(app.chat.log_view.items))
-        assert await app.archive_flow.reopen_session(earlier)
+        await wait_until(pilot, lambda: bool(app.main.chat.log_view.items))
+        assert await app.main.archive_flow.reopen_session(earlier)
         await settle(pilot)
-        assert workspace.session.id == earlier and app.turn is None
-        assert app.chat.input.text == "Never answered"
-        assert not await app.archive_flow.reopen_session(earlier)  # already open
+        assert workspace.session.id == earlier and app.main.turns.turn is None
+        assert app.main.chat.input.text == "Never answered"
+        assert not await app.main.archive_flow.reopen_session(earlier)  # already open
 
 
 async def test_with_no_runs_yet_the_report_and_a_run_export_say_so_and_write_nothing(workspace, chatty, make_app):
@@ -160,9 +160,9 @@ async def test_with_no_runs_yet_the_report_and_a_run_export_say_so_and_write_not
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause()
-        app.archive_flow.export_last_run("md")
+        app.main.archive_flow.export_last_run("md")
         await pilot.pause()
-        assert app.chat.status.text == NO_RUNS  # said in the status line: toasts are for errors
+        assert app.main.chat.status.text == NO_RUNS  # said in the status line: toasts are for errors
         assert not app._notifications
         assert not isinstance(app.screen, ReportScreen)
         assert not workspace.paths.exports.exists() or not any(workspace.paths.exports.iterdir())

@@ -28,7 +28,7 @@ async def test_f11_sends_in_auto_and_the_reply_says_whether_it_escalated(home, s
             await type_text(pilot, "What does the paper say about anonymity?")
             await pilot.press("f11")
             await settle(pilot, timeout=30)
-            shown = rendered_text(app.chat.log_view.entries[-1].content)
+            shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "auto · 2 calls · agreed" in shown
             assert (proposals(sim, "openai"), proposals(sim, "anthropic"), proposals(sim, "gemini")) == (2, 0, 0)
             assert workspace.session.last_mode == "auto"
@@ -37,7 +37,7 @@ async def test_f11_sends_in_auto_and_the_reply_says_whether_it_escalated(home, s
             await type_text(pilot, "And what does HERON-7 show?")
             await pilot.click(f"#{button_id(Mode.AUTO)}")
             await settle(pilot, timeout=30)
-            shown = rendered_text(app.chat.log_view.entries[-1].content)
+            shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "auto · escalated: 1 disputed claim" in shown
             # ChatGPT's two samples were reused: no third ChatGPT proposal; the others asked once
             assert (proposals(sim, "openai"), proposals(sim, "anthropic"), proposals(sim, "gemini")) == (4, 1, 1)

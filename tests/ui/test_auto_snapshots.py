@@ -34,8 +34,8 @@ def test_auto_replies_say_whether_they_agreed(snap_compare, snapshot_app, size):
 
     async def started(pilot) -> None:
         await pilot.pause()
-        pilot.app.default_mode = Mode.AUTO
-        pilot.app.mark_actions()
+        pilot.app.main.choices.mode = Mode.AUTO
+        pilot.app.main.mark_actions()
         await pilot.pause()
         await steady_cursor(pilot)
 

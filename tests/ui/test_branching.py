@@ -43,13 +43,13 @@ async def on_question(pilot, number: int) -> None:
 async def test_up_from_an_empty_box_puts_the_cursor_on_the_last_message_and_esc_leaves(chat_app) -> None:
     async with chat_app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        log = chat_app.chat.log_view
+        log = chat_app.main.chat.log_view
         await pilot.press("up")
         assert log.cursor == 5 and log.has_focus
         await pilot.press("up", "up")
         assert log.cursor == 3 and log.entries[3].has_class("-cursor")
         await pilot.press("escape")
-        assert log.cursor is None and chat_app.chat.input.has_focus
+        assert log.cursor is None and chat_app.main.chat.input.has_focus
         assert not any(entry.has_class("-cursor") for entry in log.entries)
 
 
@@ -57,14 +57,14 @@ async def test_up_in_a_box_with_text_moves_in_the_text(chat_app) -> None:
     async with chat_app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.press("a", "ctrl+j", "b", "up")
-        assert chat_app.chat.log_view.cursor is None and chat_app.chat.input.cursor_location == (0, 1)
+        assert chat_app.main.chat.log_view.cursor is None and chat_app.main.chat.input.cursor_location == (0, 1)
 
 
 async def test_the_dedicated_key_puts_the_cursor_too(chat_app) -> None:
     async with chat_app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.press("x", "alt+up")
-        assert chat_app.chat.log_view.cursor == 5
+        assert chat_app.main.chat.log_view.cursor == 5
 
 
 async def test_fork_here_makes_a_branch_with_the_turns_up_to_this_one(chat_app) -> None:
@@ -76,8 +76,8 @@ async def test_fork_here_makes_a_branch_with_the_turns_up_to_this_one(chat_app) 
         await pilot.pause()
         branch = workspace.session
         assert branch.id != parent and (branch.parent_id, branch.fork_turn) == (parent, 2)
-        assert [m.text for m in chat_app.chat.log_view.items] == [m.text for m in three_turns()[:4]]
-        assert branch.cost_usd == 0.0 and chat_app.chat.input.has_focus
+        assert [m.text for m in chat_app.main.chat.log_view.items] == [m.text for m in three_turns()[:4]]
+        assert branch.cost_usd == 0.0 and chat_app.main.chat.input.has_focus
     assert len(workspace.store.archived(parent).history) == 6
 
 
@@ -89,10 +89,10 @@ async def test_edit_and_resend_branches_only_when_sent(chat_app, scripted) -> No
         await on_question(pilot, 2)
         await pilot.press("e")
         await pilot.pause()
-        assert chat_app.chat.input.text == "Question 2: what does Lemma 2 assume?"
+        assert chat_app.main.chat.input.text == "Question 2: what does Lemma 2 assume?"
         assert workspace.session.id == parent  # nothing made yet
         await pilot.press("space", "o", "k", "?", "f12")
-        await wait_until(pilot, lambda: len(workspace.session.history) == 4 and not chat_app.turns.running)
+        await wait_until(pilot, lambda: len(workspace.session.history) == 4 and not chat_app.main.turns.running)
         branch = workspace.session
         assert (branch.parent_id, branch.fork_turn) == (parent, 1)
         assert [m.text for m in branch.history] == [
@@ -121,7 +121,7 @@ async def test_on_a_reply_edit_and_fork_do_nothing(chat_app) -> None:
         await pilot.press("up", "e", "f")
         await pilot.pause()
         assert chat_app.workspace.session.id == "2026-01-02_09-30-00"
-        assert chat_app.chat.input.text == "" and chat_app.chat.log_view.cursor == 5
+        assert chat_app.main.chat.input.text == "" and chat_app.main.chat.log_view.cursor == 5
 
 
 # ----- snapshots ---------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ async def test_four_all_turns_cancelled_with_escape_leave_the_chat_usable_and_ch
                     await pilot.press("escape")
                     await settle(pilot, timeout=15)
                     assert workspace.session.history == []  # nothing of a cancelled turn is kept
-                    app.chat.input.clear()  # Esc put the question back in the box
+                    app.main.chat.input.clear()  # Esc put the question back in the box
                 after_cancels = shown_cost(app)
                 assert after_cancels < 1.0
 

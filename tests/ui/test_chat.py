@@ -39,7 +39,7 @@ async def test_enter_sends_with_all_at_first_and_shows_the_reply(workspace, chat
         assert entries(app) == [("user", "Why?"), ("assistant", "ChatGPT answer")]
         assert {label for label, p in chatty.items() if p.calls_as("proposer")} == {"ChatGPT", "Claude", "Gemini"}
         assert workspace.session.last_mode == "all"
-        assert app.chat.input.text == ""
+        assert app.main.chat.input.text == ""
         assert status_text(app).startswith("Reply complete (All")
         assert app.notifier.sent and "All replied" in app.notifier.sent[0]
         assert app.query_one(f"#{button_id(Mode.ALL)}", ModeButton).has_class("-default")
@@ -72,7 +72,7 @@ async def test_action_buttons_send_too(workspace, chatty, make_app):
         await pilot.click(f"#{button_id(Mode.GEMINI)}")
         await settle(pilot)
         assert chatty["Gemini"].calls and not chatty["ChatGPT"].calls
-        assert app.focused is app.chat.input
+        assert app.focused is app.main.chat.input
 
 
 async def test_ctrl_j_and_shift_enter_insert_a_newline_instead_of_sending(workspace, chatty, make_app):
@@ -80,8 +80,8 @@ async def test_ctrl_j_and_shift_enter_insert_a_newline_instead_of_sending(worksp
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("a", "ctrl+j", "b", "shift+enter", "c")
         await pilot.pause()
-        assert app.chat.input.text == "a\nb\nc"
-        assert app.turn is None and not workspace.session.history
+        assert app.main.chat.input.text == "a\nb\nc"
+        assert app.main.turns.turn is None and not workspace.session.history
         await pilot.press("enter")
         await settle(pilot)
         assert workspace.session.history[0].text == "a\nb\nc"
@@ -113,12 +113,12 @@ async def test_a_cancelled_redo_gives_the_reply_it_withdrew_back(workspace, chat
         await pilot.press("f12")
         await settle(pilot)
         await pilot.press("enter")  # empty input: redo, which takes the reply off the chat meanwhile
-        await wait_until(pilot, lambda: app.turn is not None and entries(app) == [("user", "Question")])
+        await wait_until(pilot, lambda: app.main.turns.turn is not None and entries(app) == [("user", "Question")])
         await pilot.press("escape")
         await settle(pilot)
         assert entries(app) == [("user", "Question"), ("assistant", "first reply")]
         assert [m.text for m in workspace.session.history] == ["Question", "first reply"]
-        assert app.chat.input.text == ""  # a redo's question stays in the chat, not in the box
+        assert app.main.chat.input.text == ""  # a redo's question stays in the chat, not in the box
 
 
 async def test_escape_cancels_and_puts_the_question_back(workspace, chatty, make_app):
@@ -131,7 +131,7 @@ async def test_escape_cancels_and_puts_the_question_back(workspace, chatty, make
         assert app.query_one(f"#{button_id(Mode.CLAUDE)}", ModeButton).has_class("-running")
         await pilot.press("escape")
         await settle(pilot)
-        assert app.chat.input.text == "Slow question"
+        assert app.main.chat.input.text == "Slow question"
         assert workspace.session.history == [] and entries(app) == []
         assert status_text(app).startswith("Cancelled")
         assert not app.query_one(f"#{button_id(Mode.CLAUDE)}", ModeButton).has_class("-running")
@@ -146,7 +146,7 @@ async def test_pressing_the_active_action_again_cancels(workspace, chatty, make_
         await wait_until(pilot, lambda: bool(entries(app)))
         await pilot.click(f"#{button_id(Mode.GEMINI)}")
         await settle(pilot)
-        assert app.chat.input.text == "Slow question"
+        assert app.main.chat.input.text == "Slow question"
         assert workspace.session.history == []
 
 
@@ -164,13 +164,15 @@ async def test_another_mode_key_or_button_during_a_run_starts_nothing_and_says_s
         await wait_until(pilot, lambda: len(app._notifications) >= 3)
         toasts = [notification.message for notification in app._notifications]
         assert toasts.count("A reply is under way: Esc cancels it.") == 3
-        assert app.turn is not None and app.turn.mode is Mode.GEMINI  # the run goes on, calls kept
+        assert (
+            app.main.turns.turn is not None and app.main.turns.turn.mode is Mode.GEMINI
+        )  # the run goes on, calls kept
         assert not chatty["ChatGPT"].calls and not chatty["Claude"].calls
         assert entries(app) == [("user", "Which mode?")]
-        assert app.chat.input.text == "A new question"  # the new text is neither sent nor lost
+        assert app.main.chat.input.text == "A new question"  # the new text is neither sent nor lost
         await pilot.press("f3")  # the active mode's key cancels
-        await wait_until(pilot, lambda: app.turn is None)
-        assert entries(app) == [] and app.chat.input.text.startswith("Which mode?")
+        await wait_until(pilot, lambda: app.main.turns.turn is None)
+        assert entries(app) == [] and app.main.chat.input.text.startswith("Which mode?")
 
 
 async def test_enter_during_a_run_does_not_cancel_it(workspace, chatty, make_app):
@@ -183,10 +185,10 @@ async def test_enter_during_a_run_does_not_cancel_it(workspace, chatty, make_app
         await type_text(pilot, "Next")
         await pilot.press("enter")
         await pilot.pause()
-        assert app.turn is not None and app.chat.input.text == "Next"
+        assert app.main.turns.turn is not None and app.main.chat.input.text == "Next"
         await pilot.press("escape")
         await settle(pilot)
-        assert app.chat.input.text == "One\n\nNext"
+        assert app.main.chat.input.text == "One\n\nNext"
 
 
 async def test_a_failing_provider_shows_one_line_and_keeps_the_input(workspace, chatty, make_app):
@@ -279,9 +281,9 @@ async def test_an_unexpected_worker_error_is_one_line_and_the_app_lives_on(works
         await pilot.press("enter")
         await settle(pilot)
         assert notices(app, "error") == ["✖ Unexpected error (RuntimeError: boom [bold]) - the chat is saved."]
-        assert app.is_running and app.turn is None
+        assert app.is_running and app.main.turns.turn is None
         assert status_text(app) == "Stopped by an unexpected error."
-        assert app.chat.input.text == "Anything"
+        assert app.main.chat.input.text == "Anything"
 
 
 class StyledEngine:

@@ -50,7 +50,7 @@ async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(ho
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
             await settle(pilot, timeout=30)
-            shown = rendered_text(app.chat.log_view.entries[-1].content)
+            shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "1 disputed" in shown and "confidence medium" in shown  # the line under the reply
             await pilot.press("f10")
             await wait_until(pilot, lambda: on_claims(app))
@@ -83,7 +83,7 @@ async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home,
             await settle(pilot, timeout=30)
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
-        log_view = again.chat.log_view
+        log_view = again.main.chat.log_view
         await wait_until(pilot, lambda: "1 disputed" in rendered_text(log_view.entries[-1].content))
         await pilot.press("f10")
         await wait_until(pilot, lambda: on_claims(again))
@@ -96,11 +96,11 @@ async def test_a_run_without_a_map_says_why_instead_of_opening_the_view(make_app
         await type_text(pilot, "How much does aggregation help?")
         await pilot.press("f5")
         await settle(pilot)
-        assert app.chat.log_view.claim_lines == {}
+        assert app.main.chat.log_view.claim_lines == {}
         await pilot.press("f10")
         await pilot.pause()
         assert not isinstance(app.screen, CompareScreen)
-        assert app.chat.status.text == NO_MAP
+        assert app.main.chat.status.text == NO_MAP
 
 
 async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_view(home, sample_pdf):
@@ -120,18 +120,20 @@ async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
-            await wait_until(pilot, lambda: "Drawing the claim map" in app.chat.status.text, timeout=20)
-            assert app.turns.may_send and app.turns.map_pending  # the reply is in: the next question may be sent
-            assert "1 disputed" not in rendered_text(app.chat.log_view.entries[-1].content)
+            await wait_until(pilot, lambda: "Drawing the claim map" in app.main.chat.status.text, timeout=20)
+            assert (
+                app.main.turns.may_send and app.main.turns.map_pending
+            )  # the reply is in: the next question may be sent
+            assert "1 disputed" not in rendered_text(app.main.chat.log_view.entries[-1].content)
             await pilot.press("f10")  # open while the map is drawn: it fills when it comes
             await wait_until(pilot, lambda: on_claims(app))
             assert not list(app.screen.query(ClaimCard))
             await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))), timeout=20)
             assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
-            assert app.chat.status.text.startswith("Reply complete (All")
-            assert app.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
+            assert app.main.chat.status.text.startswith("Reply complete (All")
+            assert app.main.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
             await pilot.press("escape")
-            await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.chat.log_view.entries[-1].content))
+            await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.main.chat.log_view.entries[-1].content))
 
 
 async def test_at_80x24_up_and_down_move_between_claims_and_show_each_whole(home, sample_pdf):
@@ -167,7 +169,7 @@ async def test_the_line_under_the_reply_names_the_key_that_opens_the_map(home, s
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
             await settle(pilot, timeout=30)
-            shown = rendered_text(app.chat.log_view.entries[-1].content)
+            shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "1 disputed" in shown and "· F10 opens the map" in shown
     (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"claims.open": "shift+f10"}))
     again = restarted_app(home)

@@ -114,7 +114,7 @@ async def test_the_app_collects_between_turns_never_during_one(collector_state, 
         assert gc.get_freeze_count() > 0 and policy.settled == 0
         await type_text(pilot, "Slow question")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.turn is not None and shows_pending_input(app))
+        await wait_until(pilot, lambda: app.main.turns.turn is not None and shows_pending_input(app))
         assert not full_collections_allowed()
         await pilot.press("escape")  # cancelled: full collections may run again
         await settle(pilot)

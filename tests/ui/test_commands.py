@@ -50,7 +50,7 @@ async def test_a_palette_command_runs_from_the_palette(workspace, chatty, make_a
         await pilot.press(*"settings pane")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.tabs.active == "settings")
+        await wait_until(pilot, lambda: app.main.tabs.active == "settings")
 
 
 async def test_send_from_the_palette(workspace, chatty, make_app):
@@ -66,11 +66,11 @@ async def test_send_from_the_palette(workspace, chatty, make_app):
 async def test_copy_last_reply_uses_the_clipboard(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.reply_actions.copy_last_reply()  # nothing yet: a warning, no crash
+        app.main.reply_actions.copy_last_reply()  # nothing yet: a warning, no crash
         await type_text(pilot, "Copy me")
         await pilot.press("f3")
         await settle(pilot)
-        app.reply_actions.copy_last_reply()
+        app.main.reply_actions.copy_last_reply()
         assert app.clipboard == "Gemini answer"
 
 
@@ -87,7 +87,7 @@ async def test_only_http_links_are_offered_and_opened_on_request(workspace, chat
     app = make_app()
     monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
-        app.reply_actions.open_link()
+        app.main.reply_actions.open_link()
         await wait_until(pilot, lambda: isinstance(app.screen, LinkPicker))
         assert app.screen.urls == ["https://example.org/a", "https://example.org/source"]
         assert opened == []  # nothing opens until the user picks
@@ -99,7 +99,7 @@ async def test_only_http_links_are_offered_and_opened_on_request(workspace, chat
 async def test_open_transcript_folder(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE):
-        app.reply_actions.open_transcripts()
+        app.main.reply_actions.open_transcripts()
         assert app.folder_opener.opened == [workspace.paths.chats]
 
 
@@ -110,7 +110,7 @@ async def test_keymap_file_remaps_a_binding(workspace, chatty, make_app):
         await type_text(pilot, "Remapped")
         await pilot.press("f2")  # no longer bound
         await pilot.pause()
-        assert app.turn is None and not chatty["Claude"].calls
+        assert app.main.turns.turn is None and not chatty["Claude"].calls
         await pilot.press("f9")
         await settle(pilot)
         assert chatty["Claude"].calls
@@ -123,7 +123,7 @@ async def test_the_status_line_names_the_cancel_key_as_the_keymap_has_it(workspa
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Slow one")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.turn is not None)
+        await wait_until(pilot, lambda: app.main.turns.turn is not None)
         assert "F12 cancels" in str(app.query_one("#status-text").content)
         await pilot.press("f12")
         await settle(pilot)
@@ -139,7 +139,7 @@ async def test_how_to_cancel_stays_in_view_when_the_status_is_too_long_for_the_l
     async with app.run_test(size=(80, 30)) as pilot:
         await type_text(pilot, "A question for everyone")
         await pilot.press("f5")
-        await wait_until(pilot, lambda: app.chat.status.answered == ("ChatGPT",))  # two models still to answer
+        await wait_until(pilot, lambda: app.main.chat.status.answered == ("ChatGPT",))  # two models still to answer
         await pilot.pause(0.2)  # a tick of the spinner repaints the line at its width
         status = app.query_one("#status-text")
         shown = status.content
@@ -154,7 +154,7 @@ async def test_a_broken_keymap_file_is_a_warning(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert any("Keymap.json ignored" in str(n.content) for n in app.chat.log_view.query(".chat-notice"))
+        assert any("Keymap.json ignored" in str(n.content) for n in app.main.chat.log_view.query(".chat-notice"))
 
 
 async def test_new_chat_while_running_cancels_first_and_keeps_the_question(workspace, chatty, make_app):
@@ -166,9 +166,9 @@ async def test_new_chat_while_running_cancels_first_and_keeps_the_question(works
         old_id = workspace.session.id
         await type_text(pilot, "Unfinished")
         await pilot.press("f12")
-        await wait_until(pilot, lambda: bool(app.chat.log_view.items))
+        await wait_until(pilot, lambda: bool(app.main.chat.log_view.items))
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert workspace.session.id != old_id and workspace.session.history == []
-        assert app.chat.input.text == "Unfinished"
+        assert app.main.chat.input.text == "Unfinished"
         assert json.loads(workspace.paths.session_file.read_text())["id"] == workspace.session.id

@@ -6,7 +6,7 @@ from ensemble_tui.ui.actions.archive_flow import NO_RUNS
 from ensemble_tui.ui.screens.compare import NO_PDF, CompareColumn, CompareScreen
 from tests.core.test_quotes import ACROSS_LINE
 from tests.support import Hang
-from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, key_in_play, rendered_text, settle, type_text, wait_until
 from tests.ui.test_styles import well_formed_reviews
 
 LONG = "\n\n".join(f"Paragraph {n} of a long answer about the bound." for n in range(1, 61))
@@ -40,7 +40,7 @@ async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(
         await pilot.press("ctrl+f")  # nothing to compare yet: the status line says so, no screen
         await pilot.pause()
         assert not isinstance(app.screen, CompareScreen)
-        assert app.chat.status.text == NO_RUNS
+        assert app.main.chat.status.text == NO_RUNS
         await ask(pilot, "What is new?")
         screen = await open_compare(pilot)
         columns = screen.columns()
@@ -51,7 +51,7 @@ async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(
         first = header(columns[0])
         assert first.startswith("ChatGPT · ") and " s · $" in first
         assert all(NO_PDF in header(c) for c in columns)  # this chat has no PDF
-        assert app.check_action("do", ("mode.all",)) is False  # the main screen's keys wait behind it
+        assert not key_in_play(app, "mode.all")  # the main screen's keys wait behind it
 
         await pilot.press("l")
         await pilot.pause()
@@ -128,7 +128,7 @@ async def test_a_vote_run_shows_each_answers_rank_and_points(workspace, chatty, 
         await pilot.press("f8")
         await ask(pilot, "Then a vote")
         screen = await open_compare(pilot)
-        (vote,) = [a for a in workspace.archive.turns(app.chat_id)[-1].record.artifacts if a.kind == "vote"]
+        (vote,) = [a for a in workspace.archive.turns(app.main.chat_id)[-1].record.artifacts if a.kind == "vote"]
         tally = {s["author"]: s for s in vote.data["standings"]}
         assert len(tally) == 3
         for column in screen.columns():

@@ -29,7 +29,7 @@ async def test_ctrl_t_copies_the_reply_scrolled_to_as_markdown(workspace, chatty
         await pilot.pause()
         await pilot.press("ctrl+t")
         assert app.clipboard == FIRST  # scrolled back to the first: that one, with its LaTeX source
-        assert "Reply copied" in app.chat.status.text
+        assert "Reply copied" in app.main.chat.status.text
 
 
 async def test_each_code_block_is_copied_alone_from_the_palette_or_a_click(workspace, chatty, make_app):
@@ -42,7 +42,7 @@ async def test_each_code_block_is_copied_alone_from_the_palette_or_a_click(works
         commands["Copy code block 2: python: print(1)"].callback()
         assert app.clipboard == "print(1)\n"
 
-        reply = app.chat.log_view.entries[-1]
+        reply = app.main.chat.log_view.entries[-1]
         assert isinstance(reply, ChatEntry)
         line = next(y for y in range(reply.region.height) if reply.code_block_at(y) == 0)
         await pilot.click(reply, offset=(4, line))

@@ -30,7 +30,7 @@ async def test_the_reason_of_a_failed_question_is_shown_again_after_a_restart(wo
         await pilot.pause()
         shown = entry_text(again, 0)
         assert "Too expensive" in shown and notice in " ".join(shown.split())
-        again.chat.input.clear()  # the question is offered again in the box; an empty send retries it
+        again.main.chat.input.clear()  # the question is offered again in the box; an empty send retries it
         await pilot.press("enter")
         await settle(pilot)
         assert [entry.message.role for entry in again.query(ChatEntry)] == ["user", "assistant"]

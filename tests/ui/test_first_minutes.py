@@ -35,8 +35,8 @@ async def test_with_no_keys_one_line_names_them_and_the_demo_and_keyless_modes_a
         await type_text(pilot, "Does Lemma 2 need compactness?")
         await pilot.press("f2")
         await settle(pilot)
-        assert app.turn is None and app.chat.log_view.items == []  # the question never entered the chat
-        assert app.chat.input.text == "Does Lemma 2 need compactness?"
+        assert app.main.turns.turn is None and app.main.chat.log_view.items == []  # the question never entered the chat
+        assert app.main.chat.input.text == "Does Lemma 2 need compactness?"
         assert any("ANTHROPIC_API_KEY" in text for text in notices(app)[1:])
 
 
@@ -50,7 +50,7 @@ async def test_a_mode_whose_provider_has_a_key_still_runs_beside_ones_that_do_no
         assert not buttons[Mode.ALL].has_class("-unavailable")  # All runs without Claude, and says so
         await type_text(pilot, "Still works?")
         await pilot.press("f12")
-        await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
+        await wait_until(pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 2)
 
 
 async def test_the_status_line_says_while_a_call_waits_to_be_retried(workspace, chatty, make_app):
@@ -64,8 +64,8 @@ async def test_the_status_line_says_while_a_call_waits_to_be_retried(workspace, 
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Is the bound tight?")
         await pilot.press("f12")
-        await wait_until(pilot, lambda: "retry" in app.chat.status.retry)
-        assert app.chat.status.retry.startswith("ChatGPT: retry 1 of 5 in ")
-        assert app.chat.status.retry.endswith(" s (server error)")
+        await wait_until(pilot, lambda: "retry" in app.main.chat.status.retry)
+        assert app.main.chat.status.retry.startswith("ChatGPT: retry 1 of 5 in ")
+        assert app.main.chat.status.retry.endswith(" s (server error)")
         release.set()
-        await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
+        await wait_until(pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 2)

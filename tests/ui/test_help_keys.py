@@ -54,13 +54,13 @@ async def test_f1_on_an_empty_box_opens_the_help_and_sends_nothing(workspace, ch
             assert line in shown
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen))
-        assert app.focused is app.chat.input
+        assert app.focused is app.main.chat.input
 
 
 async def test_f1_works_in_a_dialog_and_in_a_text_field_and_closes_on_f1(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.push_screen(StylePicker(app.style))
+        app.push_screen(StylePicker(app.main.choices.style))
         await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
@@ -118,7 +118,7 @@ async def test_the_keys_panel_names_the_pane_keys_in_the_settings_pane(workspace
         assert "Page Left" not in shown and "Page Right" not in shown
         await pilot.press("ctrl+pagedown")
         await pilot.pause()
-        assert app.tabs.active == "chat"  # from the last pane round to the first
+        assert app.main.tabs.active == "chat"  # from the last pane round to the first
 
 
 async def test_the_style_picker_shows_each_style_key_and_the_key_chooses_there(workspace, chatty, make_app):
@@ -135,4 +135,4 @@ async def test_the_style_picker_shows_each_style_key_and_the_key_chooses_there(w
             assert line.startswith(f"{key}  {label} - ")
         await pilot.press("f8")
         await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
-        assert app.style is Style.VOTE
+        assert app.main.choices.style is Style.VOTE

@@ -41,7 +41,7 @@ async def test_hostile_reply_is_shown_literally_and_is_harmless(workspace, chatt
         # The model pane shows the same text, just as inertly.
         await show_pane(pilot, "chatgpt")
         assert "[@click=app.quit]Click" in screen_text(app)
-        await pilot.click(app.model_pane("ChatGPT").query_one(".model-output"))
+        await pilot.click(app.main.model_pane("ChatGPT").query_one(".model-output"))
         assert app.is_running
 
 
@@ -66,4 +66,4 @@ async def test_a_huge_reply_is_plain_text_and_does_not_stall(workspace, chatty, 
         assert isinstance(reply.content, Text)  # beyond the Markdown limit: plain, cheap
         assert time.monotonic() - started < 10
         await pilot.press("x")
-        assert app.chat.input.text == "x"
+        assert app.main.chat.input.text == "x"

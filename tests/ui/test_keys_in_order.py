@@ -37,8 +37,8 @@ async def test_ctrl_j_in_fast_bursts_lands_where_it_was_typed(workspace, chatty,
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(6):
             await burst(pilot, TEXT)
-            assert app.chat.input.text == TEXT
-            app.chat.input.clear()
+            assert app.main.chat.input.text == TEXT
+            app.main.chat.input.clear()
             await pilot.pause()
         assert not workspace.session.history
 
@@ -49,7 +49,7 @@ async def test_enter_right_after_the_question_sends_all_of_it(workspace, chatty,
         await burst(pilot, "Why is\nthe sky blue?", then=events.Key("enter", "\r"))
         await settle(pilot)
         assert [m.text for m in workspace.session.history] == ["Why is\nthe sky blue?", "ChatGPT answer"]
-        assert app.chat.input.text == ""
+        assert app.main.chat.input.text == ""
 
 
 async def test_a_mode_key_right_after_the_question_sends_all_of_it(workspace, chatty, make_app):
@@ -70,7 +70,7 @@ async def test_keys_after_enter_in_the_same_burst_stay_in_the_box_for_the_next_q
             app.post_message(event)
         await settle(pilot)
         assert [m.text for m in workspace.session.history][:1] == ["Second race test"]
-        assert app.chat.input.text == "next words"
+        assert app.main.chat.input.text == "next words"
 
 
 async def test_a_letter_right_after_backspace_is_kept(workspace, chatty, make_app):
@@ -83,6 +83,6 @@ async def test_a_letter_right_after_backspace_is_kept(workspace, chatty, make_ap
                 app.post_message(event)
             await pilot.pause()
             await pilot.pause()
-            assert app.chat.input.text == "abcy"
+            assert app.main.chat.input.text == "abcy"
             await burst(pilot, "", then=events.Key("backspace", None))  # back to how the test found it
-            assert app.chat.input.text == "abc"
+            assert app.main.chat.input.text == "abc"

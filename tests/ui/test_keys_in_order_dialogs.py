@@ -23,7 +23,7 @@ async def test_ctrl_o_then_a_path_in_one_burst_types_the_path_into_the_picker(wo
         picker = app.screen
         assert isinstance(picker, PdfPicker)
         assert picker.path_box.value == path
-        assert app.chat.input.text == ""
+        assert app.main.chat.input.text == ""
 
 
 async def test_a_burst_in_the_pickers_field_applies_backspace_and_enter_in_order(workspace, chatty, make_app, tmp_path):
@@ -41,7 +41,7 @@ async def test_a_burst_in_the_pickers_field_applies_backspace_and_enter_in_order
         assert isinstance(picker, PdfPicker)
         assert picker.path_box.value == str(tmp_path / "notes.pdf")
         assert picker.message.startswith("Nothing at ") and "notes.pdf" in picker.message  # Enter took it whole
-        assert app.chat.input.text == ""
+        assert app.main.chat.input.text == ""
 
 
 async def test_history_opened_renamed_in_one_burst(workspace, chatty, make_app):
@@ -75,7 +75,7 @@ async def test_history_opened_renamed_in_one_burst(workspace, chatty, make_app):
         table = screen.query_one(DataTable)
         assert [str(table.get_row_at(index)[1]) for index in range(table.row_count)] == ["Scaling notes"]
         assert [s.name for s in workspace.archive.sessions() if s.id == first] == ["Scaling notes"]
-        assert app.chat.input.text == ""
+        assert app.main.chat.input.text == ""
 
 
 async def test_a_burst_in_the_budget_field_is_applied_in_order(workspace, chatty, make_app):
@@ -118,4 +118,4 @@ async def test_esc_closing_a_dialog_then_ctrl_o_and_a_path_in_one_burst(workspac
         await wait_until(pilot, lambda: isinstance(app.screen, PdfPicker))
         await settle(pilot)
         assert app.screen.path_box.value == path
-        assert app.chat.input.text == ""
+        assert app.main.chat.input.text == ""

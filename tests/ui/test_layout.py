@@ -21,32 +21,32 @@ LARGE = (120, 40)
 
 
 def line_count(app) -> int:
-    return app.chat.input.wrapped_document.height
+    return app.main.chat.input.wrapped_document.height
 
 
 async def test_the_chat_keeps_at_least_14_rows_at_80x24(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
-        assert app.chat.input.text == ""
-        assert app.chat.log_view.region.height >= 14
+        assert app.main.chat.input.text == ""
+        assert app.main.chat.log_view.region.height >= 14
 
 
 async def test_the_question_box_grows_with_its_text_up_to_a_third_of_the_screen(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
-        box = app.chat.input
+        box = app.main.chat.input
         assert box.region.height == 3  # one line between its borders
         await type_text(pilot, "first line\nsecond line\nthird line")
         await pilot.pause()
         assert box.region.height == 5
-        assert app.chat.log_view.region.height == 13  # the chat gave the box its two rows
+        assert app.main.chat.log_view.region.height == 13  # the chat gave the box its two rows
         await type_text(pilot, "\nmore" * 20)
         await pilot.pause()
         assert box.region.height in (7, 8)  # the limit: about a third of the screen
         assert line_count(app) > box.region.height  # the rest scrolls inside the box
-        assert app.chat.log_view.region.height >= 8
+        assert app.main.chat.log_view.region.height >= 8
         box.take_text()
         await pilot.pause()
         assert box.region.height == 3  # back to one line once sent
@@ -57,7 +57,7 @@ async def test_a_long_line_wraps_and_grows_the_box(workspace, chatty, make_app):
     async with app.run_test(size=SMALL) as pilot:
         await type_text(pilot, " ".join(["word"] * 40))  # ~200 characters: three lines at 80 columns
         await pilot.pause()
-        assert app.chat.input.region.height == 2 + line_count(app) == 5
+        assert app.main.chat.input.region.height == 2 + line_count(app) == 5
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE])
@@ -65,7 +65,7 @@ async def test_the_placeholder_fits_on_the_first_line(workspace, chatty, make_ap
     app = make_app()
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        box = app.chat.input
+        box = app.main.chat.input
         assert len(str(box.placeholder)) <= box.content_size.width
         assert "Enter sends" in str(box.placeholder)
 
@@ -75,7 +75,7 @@ async def test_the_mode_buttons_take_one_row_at_80x24_and_no_label_wraps(workspa
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
         buttons = list(app.query(ModeButton))
-        style = app.chat.actions.style_button
+        style = app.main.chat.actions.style_button
         assert {button.region.y for button in [*buttons, style]} == {buttons[0].region.y}
         assert all(button.region.height == 1 for button in buttons)
         for button in buttons:
@@ -91,7 +91,7 @@ async def test_chatgpt_and_gemini_never_wraps(workspace, chatty, make_app, size)
         both = app.query_one("#mode-chatgpt-gemini", ModeButton)
         assert both.content_size.width >= len("ChatGPT & Gemini")
         assert both.content_size.height == 1
-        assert app.chat.actions.style_button.region.right <= size[0]
+        assert app.main.chat.actions.style_button.region.right <= size[0]
 
 
 async def test_a_tall_screen_keeps_the_bordered_buttons(workspace, chatty, make_app):
@@ -99,8 +99,8 @@ async def test_a_tall_screen_keeps_the_bordered_buttons(workspace, chatty, make_
     async with app.run_test(size=LARGE) as pilot:
         await pilot.pause()
         assert all(button.region.height == 3 for button in app.query(ModeButton))
-        assert app.chat.input.region.height == 4  # two lines to start with
-        assert app.chat.log_view.region.height >= 25
+        assert app.main.chat.input.region.height == 4  # two lines to start with
+        assert app.main.chat.log_view.region.height >= 25
 
 
 # ----- the status line ---------------------------------------------------------------------
@@ -149,7 +149,7 @@ async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, mak
     app = make_app()
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
-        status = app.chat.status
+        status = app.main.chat.status
         status.follow(ActiveTurn(1, Mode.ALL, "Question"), hint="Esc cancels")
         status.show("Starting All…")
         status.update_status("Collecting replies… (1/3)", ["ChatGPT"], ["Claude", "Gemini"])
@@ -221,7 +221,7 @@ async def test_a_turn_leaves_the_footer_as_drawn_and_a_remapped_key_redraws_it(w
         await type_text(pilot, "Why?")
         await pilot.press("enter")
         await settle(pilot)
-        assert app.chat.log_view.items[-1].role == "assistant"
+        assert app.main.chat.log_view.items[-1].role == "assistant"
         assert list(footer.children) == keys and all(a is b for a, b in zip(footer.children, keys, strict=True))
         assert footer_line(app) == line
         app.set_keymap({"history.open": "ctrl+s"})  # a key it shows changes: the footer follows
@@ -280,8 +280,8 @@ async def test_after_an_all_turn_with_a_long_reply_its_first_line_is_on_screen(w
         assert workspace.session.history[-1].text.startswith("Attention lets every token")
         shown = screen_text(app)
         assert "Attention lets every token weigh every other token." in shown
-        assert app.chat.log_view.region.height >= 14
-        assert app.chat.log_view.scroll_y < app.chat.log_view.max_scroll_y  # the rest is below
+        assert app.main.chat.log_view.region.height >= 14
+        assert app.main.chat.log_view.scroll_y < app.main.chat.log_view.max_scroll_y  # the rest is below
 
 
 async def test_past_its_limit_the_box_keeps_the_new_last_line_in_view(workspace, chatty, make_app):
@@ -290,7 +290,7 @@ async def test_past_its_limit_the_box_keeps_the_new_last_line_in_view(workspace,
         for word in ("one", "two", "three", "four", "five", "six", "seven"):
             await pilot.press(*word, "ctrl+j")
         await pilot.pause()
-        box = app.chat.input
+        box = app.main.chat.input
         assert box.text.endswith("seven\n") and box.cursor_location == (7, 0)
         assert box.scroll_offset.y == box.max_scroll_y > 0  # the new empty line is in view
         assert "three" not in screen_text(app)

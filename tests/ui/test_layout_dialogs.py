@@ -139,7 +139,7 @@ async def test_after_the_picker_the_pane_open_before_is_shown(workspace, chatty,
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker), timeout=10)
         await pilot.pause()
-        assert app.tabs.active == pane
+        assert app.main.tabs.active == pane
         assert workspace.session.pdf_path == str(papers / "attention.pdf")
 
 
@@ -231,7 +231,7 @@ async def test_settings_dropdowns_keep_their_arrow_at_80_columns(workspace, chat
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await show_pane(pilot, "settings")
-        pane = app.settings_pane
+        pane = app.main.settings_pane
         selects = list(pane.query(Select))
         assert selects
         for select in selects:

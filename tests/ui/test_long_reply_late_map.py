@@ -18,7 +18,7 @@ from tests.ui.test_snapshots import SIZES, steady_cursor
 
 def first_line_in_view(app: EnsembleApp) -> bool:
     """The reply's first row is inside the chat's view."""
-    log_view = app.chat.log_view
+    log_view = app.main.chat.log_view
     reply = log_view.entries[-1]
     top = reply.virtual_region.y
     return log_view.scroll_y <= top < log_view.scroll_y + log_view.scrollable_content_region.height
@@ -29,12 +29,12 @@ async def send_and_wait_for_the_map(pilot, readable: bool) -> None:
     await pilot.pause()
     await type_text(pilot, QUESTION)
     await pilot.press("f5")
-    await wait_until(pilot, lambda: app.turns.map_pending, timeout=40)  # the reply is shown, the map is out
-    await wait_until(pilot, lambda: app.turn is None, timeout=40)  # the map came, or was left out
+    await wait_until(pilot, lambda: app.main.turns.map_pending, timeout=40)  # the reply is shown, the map is out
+    await wait_until(pilot, lambda: app.main.turns.turn is None, timeout=40)  # the map came, or was left out
     for _ in range(5):  # the late notice's layout, and any scroll it would cause
         await pilot.pause(0.05)
     await steady_cursor(pilot)
-    status = app.chat.status.text
+    status = app.main.chat.status.text
     assert ("Claims mapped." in status) if readable else status.startswith("Claim map left out:")
     assert first_line_in_view(app), "the late event scrolled the reply's start off screen"
 

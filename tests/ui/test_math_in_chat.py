@@ -20,21 +20,21 @@ async def test_math_is_text_and_ctrl_l_shows_the_latex_and_back(workspace, chatt
             await type_text(pilot, "What is the score?")
             await pilot.press("f2")
             await settle(pilot)
-            shown = rendered_text(app.chat.log_view.entries[-1].content, width=96)
+            shown = rendered_text(app.main.chat.log_view.entries[-1].content, width=96)
             for symbol in ("α", "β", "√", "∑"):
                 assert symbol in shown
             assert "\\frac" not in shown and "\\sum" not in shown and "\\" not in shown.split("Claude ·")[0]
             assert "costs $5 and $10" in shown
             await pilot.press("ctrl+l")
             await pilot.pause()
-            raw = rendered_text(app.chat.log_view.entries[-1].content, width=96)
+            raw = rendered_text(app.main.chat.log_view.entries[-1].content, width=96)
             assert "\\frac{QK^T}{\\sqrt{d_k}}" in raw and "α" not in raw
-            assert "LaTeX" in app.chat.status.text
+            assert "LaTeX" in app.main.chat.status.text
             await pilot.press("ctrl+t")
             assert app.clipboard == REPLY  # the source, whichever way it is shown
             commands = {command.title: command for command in app.get_system_commands(app.screen)}
             commands["Show math as text or as LaTeX"].callback()
             await pilot.pause()
-            assert "∑" in rendered_text(app.chat.log_view.entries[-1].content, width=96)
+            assert "∑" in rendered_text(app.main.chat.log_view.entries[-1].content, width=96)
     finally:
         set_math_rendering(True)  # the switch is the process's; leave it as other tests expect

@@ -26,7 +26,7 @@ async def test_ctrl_q_during_a_run_asks_then_quits_and_the_question_is_back_next
         await wait_until(pilot, lambda: isinstance(app.screen, QuitConfirm))
         await pilot.press("escape")  # keep waiting: the run goes on
         await wait_until(pilot, lambda: not isinstance(app.screen, QuitConfirm))
-        assert app.is_running and app.turn is not None
+        assert app.is_running and app.main.turns.turn is not None
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: isinstance(app.screen, QuitConfirm))
         await pilot.press("ctrl+q")  # again: confirmed
@@ -35,8 +35,8 @@ async def test_ctrl_q_during_a_run_asks_then_quits_and_the_question_is_back_next
 
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
-        assert again.chat.input.text == "What does Lemma 3 need?"  # ready to send
-        assert again.chat.log_view.items == []
+        assert again.main.chat.input.text == "What does Lemma 3 need?"  # ready to send
+        assert again.main.chat.log_view.items == []
 
 
 async def test_unsent_text_survives_a_crash_and_a_quit_and_is_saved_once_not_per_key(
@@ -55,18 +55,18 @@ async def test_unsent_text_survives_a_crash_and_a_quit_and_is_saved_once_not_per
         await type_text(pilot, "A half-written question about Theorem 2")
         await pilot.pause(DRAFT_DELAY_S + 0.4)
         # On disk now, as a crash would leave it: a second behind the typing at most.
-        draft_file = home / "Drafts" / f"{app.chat_id}.json"
+        draft_file = home / "Drafts" / f"{app.main.chat_id}.json"
         assert json.loads(draft_file.read_text(encoding="utf-8"))["text"] == "A half-written question about Theorem 2"
         assert len(saves) == 1  # 40 keys, one save
     crashed = restarted_app(home)
     async with crashed.run_test(size=SIZE) as pilot:
-        assert crashed.chat.input.text == "A half-written question about Theorem 2"
+        assert crashed.main.chat.input.text == "A half-written question about Theorem 2"
         await type_text(pilot, " and Lemma 4")
         await pilot.press("ctrl+q")  # a quit keeps what was typed since the last save
         await wait_until(pilot, lambda: not crashed.is_running)
     final = restarted_app(home)
     async with final.run_test(size=SIZE):
-        assert final.chat.input.text == "A half-written question about Theorem 2 and Lemma 4"
+        assert final.main.chat.input.text == "A half-written question about Theorem 2 and Lemma 4"
 
 
 async def test_a_sent_question_is_kept_until_its_turn_is_saved_then_the_draft_is_cleared(
@@ -79,11 +79,11 @@ async def test_a_sent_question_is_kept_until_its_turn_is_saved_then_the_draft_is
         await pilot.press("f2")
         await wait_until(pilot, lambda: shows_pending_input(app))
         # A crash now: the question is on disk although its turn never ended.
-        assert DraftStore(home / "Drafts").load(app.chat_id).question == "Sent, then the process dies"
+        assert DraftStore(home / "Drafts").load(app.main.chat_id).question == "Sent, then the process dies"
         await pilot.press("f2")  # cancel; the question goes back into the box
-        await wait_until(pilot, lambda: app.turn is None)
+        await wait_until(pilot, lambda: app.main.turns.turn is None)
         chatty["Claude"].scripts["proposer"] = ["An answer"]
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
+        await wait_until(pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 2)
         await pilot.pause(DRAFT_DELAY_S + 0.4)
-        assert DraftStore(home / "Drafts").load(app.chat_id).empty  # answered: nothing left to give back
+        assert DraftStore(home / "Drafts").load(app.main.chat_id).empty  # answered: nothing left to give back

@@ -18,7 +18,7 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionEntry
 from ensemble_tui.ui.panes.settings import SettingsPane
-from tests.ui.conftest import SIZE, settle, show_pane, type_text, wait_until
+from tests.ui.conftest import SIZE, key_in_play, settle, show_pane, type_text, wait_until
 from tests.ui.test_layout import footer_line
 
 
@@ -34,16 +34,16 @@ async def test_model_panes_show_each_proposal_and_its_query_never_the_aggregator
         await pilot.press("f5")
         await settle(pilot)
         for provider in ("ChatGPT", "Claude", "Gemini"):
-            pane = app.model_pane(provider)
+            pane = app.main.model_pane(provider)
             assert pane.output is not None
             assert pane.output.text == f"{provider} answer" and pane.output.query == "What is new?"
-        assert "AGGREGATED" not in app.model_pane("ChatGPT").output.text
+        assert "AGGREGATED" not in app.main.model_pane("ChatGPT").output.text
         await pilot.press("ctrl+pagedown")
-        assert app.tabs.active == "chatgpt"
-        await wait_until(pilot, lambda: app.focused is app.model_pane("ChatGPT"))  # mounted when first shown
+        assert app.main.tabs.active == "chatgpt"
+        await wait_until(pilot, lambda: app.focused is app.main.model_pane("ChatGPT"))  # mounted when first shown
         for provider in ("ChatGPT", "Claude", "Gemini"):
             await show_pane(pilot, pane_id_for_provider(provider))
-            assert pane_text(app.model_pane(provider), ".model-query") == "What is new?"
+            assert pane_text(app.main.model_pane(provider), ".model-query") == "What is new?"
 
 
 async def test_a_single_mode_only_updates_its_own_pane(workspace, chatty, make_app):
@@ -52,10 +52,10 @@ async def test_a_single_mode_only_updates_its_own_pane(workspace, chatty, make_a
         await type_text(pilot, "Only Claude")
         await pilot.press("f2")
         await settle(pilot)
-        assert app.model_pane("Claude").output is not None
-        assert app.model_pane("ChatGPT").output is None
+        assert app.main.model_pane("Claude").output is not None
+        assert app.main.model_pane("ChatGPT").output is None
         await show_pane(pilot, "chatgpt")
-        assert "No output from ChatGPT yet" in pane_text(app.model_pane("ChatGPT"), ".model-output")
+        assert "No output from ChatGPT yet" in pane_text(app.main.model_pane("ChatGPT"), ".model-output")
 
 
 async def test_resubmissions_are_logged_newest_last(workspace, chatty, make_app):
@@ -70,10 +70,10 @@ async def test_resubmissions_are_logged_newest_last(workspace, chatty, make_app)
         await pilot.press("f5")
         await settle(pilot)
         await pilot.press("ctrl+pageup", "ctrl+pageup")
-        assert app.tabs.active == "resubmissions"
-        await wait_until(pilot, lambda: app.resubmissions.is_mounted)  # mounted when first shown
+        assert app.main.tabs.active == "resubmissions"
+        await wait_until(pilot, lambda: app.main.resubmissions.is_mounted)  # mounted when first shown
         await pilot.pause()
-        logged = [entry.item for entry in app.resubmissions.query(ResubmissionEntry)]
+        logged = [entry.item for entry in app.main.resubmissions.query(ResubmissionEntry)]
         assert [r.iteration for r in logged] == [1, 2]
         assert "Remark one" in logged[0].text and "Remark two" in logged[1].text
         assert logged == workspace.session.resubmissions
@@ -97,7 +97,7 @@ async def test_a_file_that_is_not_a_pdf_is_refused_with_a_clear_message(workspac
     app = make_app(pdf=fake)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert "is not a PDF" in app.attachments.error_text
+        assert "is not a PDF" in app.main.attachments.error_text
         assert workspace.session.pdf_path is None
         await show_pane(pilot, "attachments")
         assert str(app.query_one("#pdf-info").content) == "No PDF selected."
@@ -109,7 +109,7 @@ async def test_a_missing_pdf_from_the_last_session_is_reported(workspace, chatty
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert "no longer exists" in app.attachments.error_text
+        assert "no longer exists" in app.main.attachments.error_text
         assert any("no longer exists" in str(n.content) for n in app.query(ChatNotice))
 
 
@@ -118,8 +118,8 @@ async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(works
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, FileOpen))
-        assert app.tabs.active == "chat"  # the dialog opens over the pane in use
-        assert app.check_action("do", ("mode.all",)) is False  # main-screen keys are off under the dialog
+        assert app.main.tabs.active == "chat"  # the dialog opens over the pane in use
+        assert not key_in_play(app, "mode.all")  # main-screen keys are off under the dialog
         dialog_input = app.screen.query_one("Input")
         dialog_input.focus()
         dialog_input.value = str(sample_pdf)
@@ -127,7 +127,7 @@ async def test_select_pdf_dialog_accepts_a_typed_path_and_remove_clears_it(works
         await wait_until(pilot, lambda: not isinstance(app.screen, FileOpen))
         await pilot.pause()
         assert workspace.session.pdf_path == str(sample_pdf.resolve())
-        assert app.tabs.active == "chat"  # back where the dialog was opened
+        assert app.main.tabs.active == "chat"  # back where the dialog was opened
         await show_pane(pilot, "attachments")
         assert sample_pdf.name in str(app.query_one("#pdf-info").content)
         await pilot.click("#clear-pdf")
@@ -166,23 +166,23 @@ async def test_the_previous_session_is_restored_lazily(workspace, chatty, make_a
         await pilot.pause()
         shown = list(app.query(ChatEntry))
         assert len(shown) == BATCH and shown[-1].message.text.startswith("Reply 29")
-        assert app.chat.log_view.hidden_count == 60 - BATCH
-        assert app.default_mode.value == "claude"
-        assert app.model_pane("Gemini").output.text == "Old Gemini text"
+        assert app.main.chat.log_view.hidden_count == 60 - BATCH
+        assert app.main.choices.mode.value == "claude"
+        assert app.main.model_pane("Gemini").output.text == "Old Gemini text"
         assert "$1.25" in str(app.query_one("#status-cost").content)
         await show_pane(pilot, "resubmissions")
-        assert len(app.resubmissions.query(ResubmissionEntry)) == 1
+        assert len(app.main.resubmissions.query(ResubmissionEntry)) == 1
         await show_pane(pilot, "chat")
-        app.chat.log_view.scroll_home(animate=False)
+        app.main.chat.log_view.scroll_home(animate=False)
         await pilot.pause()
         await pilot.click(EarlierButton)
         await pilot.pause()
         assert len(app.query(ChatEntry)) == 2 * BATCH
-        app.reply_actions.show_earlier()
+        app.main.reply_actions.show_earlier()
         await pilot.pause()
         assert len(app.query(ChatEntry)) == 60 and not app.query(EarlierButton)
         # A new reply still lands at the end.
-        app.chat.input.focus()
+        app.main.chat.input.focus()
         await type_text(pilot, "One more")
         await pilot.press("enter")
         await settle(pilot)
@@ -195,12 +195,12 @@ async def test_a_pane_chosen_in_the_first_frames_opens_with_the_focus_in_it(work
     workspace.session.last_outputs = {"Claude": ModelOutput(query="Q", text="Earlier Claude text", model="m")}
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")  # at once: the pane is still waiting for its mount
+        app.main.show_pane("settings")  # at once: the pane is still waiting for its mount
         await wait_until(pilot, lambda: bool(app.query(SettingsPane)) and app.focused is not None)
-        assert app.tabs.active == "settings"
-        assert app.focused is app.settings_pane, "the focus is in the pane shown"
+        assert app.main.tabs.active == "settings"
+        assert app.focused is app.main.settings_pane, "the focus is in the pane shown"
         await pilot.pause(0.2)
-        assert app.tabs.active == "settings", "nothing took the view away"
+        assert app.main.tabs.active == "settings", "nothing took the view away"
         await show_pane(pilot, pane_id_for_provider("Claude"))
         assert "Earlier Claude text" in app.export_screenshot().replace("&#160;", " ")
 
@@ -212,13 +212,13 @@ async def test_a_pane_is_mounted_when_first_shown_by_a_key_or_a_click_on_its_tab
         await pilot.pause(0.3)
         assert len(app.query(LazyPane)) == 6, "no pane but the chat is mounted at start"
         await pilot.click("#--content-tab-settings")
-        await wait_until(pilot, lambda: app.settings_pane.is_mounted and app.focused is not None)
-        assert app.tabs.active == "settings" and app.focused is app.settings_pane
+        await wait_until(pilot, lambda: app.main.settings_pane.is_mounted and app.focused is not None)
+        assert app.main.tabs.active == "settings" and app.focused is app.main.settings_pane
         await pilot.press("ctrl+pagedown")  # the next pane: the first after Settings is the Chat
         await pilot.pause()
-        assert app.tabs.active == "chat" and app.focused is app.chat.input
+        assert app.main.tabs.active == "chat" and app.focused is app.main.chat.input
         await pilot.click(f"#--content-tab-{pane_id_for_provider('Gemini')}")
-        await wait_until(pilot, lambda: app.model_pane("Gemini").is_mounted)
+        await wait_until(pilot, lambda: app.main.model_pane("Gemini").is_mounted)
         await pilot.pause()
         assert "Earlier Gemini text" in app.export_screenshot().replace("&#160;", " ")
         assert len(app.query(LazyPane)) == 4, "the panes never shown are still waiting"
@@ -242,7 +242,7 @@ async def test_the_footer_shows_the_keys_as_the_keymap_has_them_and_the_first_fr
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: bool(app.query_one(Footer).children))
         await pilot.pause()
-        question_box = app.chat.input
+        question_box = app.main.chat.input
         footer = footer_line(app)
     assert focused_in_first_frame == [question_box]
     assert "f12 History" in footer and "^g" not in footer
@@ -316,7 +316,7 @@ async def test_new_chat_clears_the_panes_and_keeps_the_old_transcript(workspace,
         await pilot.pause()
         assert not app.query(ChatEntry)
         assert workspace.session.history == []
-        assert app.model_pane("ChatGPT").output is None
+        assert app.main.model_pane("ChatGPT").output is None
         assert old.exists() and Path(old).read_text().count("Before") == 1
         assert workspace.session.id in app.sub_title
 
@@ -346,12 +346,12 @@ async def test_the_chat_names_its_paper_and_follows_a_change(workspace, chatty, 
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         line = app.query_one("#chat-paper")
-        assert app.chat.paper_text.startswith(f"Paper: {sample_pdf.name} · {pages} page")
+        assert app.main.chat.paper_text.startswith(f"Paper: {sample_pdf.name} · {pages} page")
         assert line.region.width <= 80 and line.region.height == 1
         app.pdf_actions.select(odd)
         await pilot.pause()
-        assert app.chat.paper_text.startswith("Paper: [red]results of a very long study")  # markup inert
+        assert app.main.chat.paper_text.startswith("Paper: [red]results of a very long study")  # markup inert
         assert line.region.height == 1  # cut with "…" rather than wrapped
         app.pdf_actions.clear()
         await pilot.pause()
-        assert app.chat.paper_text == "" and not line.display
+        assert app.main.chat.paper_text == "" and not line.display

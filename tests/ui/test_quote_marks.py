@@ -24,22 +24,22 @@ async def test_quotes_in_a_reply_and_a_proposal_are_marked_against_the_pdf(
         await type_text(pilot, "What does the paper report?")
         await pilot.press("f12")
         await settle(pilot)
-        shown = rendered_text(app.chat.log_view.entries[-1].content, width=400)
+        shown = rendered_text(app.main.chat.log_view.entries[-1].content, width=400)
         assert "✓ p. 1" in shown and "✓ p. 2" in shown
         assert shown.count("✗ not in the paper") == 2
         assert "Quotes: 4 checked, 2 found, 2 not in the paper" in shown
-        assert app.chat.log_view.items[-1].text == REPLY  # the reply's own text stays as written
+        assert app.main.chat.log_view.items[-1].text == REPLY  # the reply's own text stays as written
         await show_pane(pilot, "chatgpt")
-        pane = rendered_text(app.model_pane("ChatGPT").query_one(".model-output").content, width=400)
+        pane = rendered_text(app.main.model_pane("ChatGPT").query_one(".model-output").content, width=400)
         assert "✓ p. 1" in pane and "Quotes: 4 checked, 2 found" in pane
-        (run,) = app.workspace.archive.turns(app.chat_id)
+        (run,) = app.workspace.archive.turns(app.main.chat_id)
         from ensemble_tui.core.records.report import turn_report
 
         (section,) = [s for s in turn_report(run.record) if s.title == "Quote checks"]
         assert 'quote ✓ p. 1: "aggregation with one resynthesis round answered 87' in section.markdown
     again = restarted_app(home)
     async with again.run_test(size=SIZE):
-        assert "✓ p. 1" in rendered_text(again.chat.log_view.entries[-1].content, width=400)
+        assert "✓ p. 1" in rendered_text(again.main.chat.log_view.entries[-1].content, width=400)
 
 
 def test_marks_of_quotes_not_in_the_paper_are_in_the_warning_colour():
@@ -80,7 +80,7 @@ async def test_quotes_in_the_resubmissions_pane_are_marked_and_stay_marked_after
         await pilot.press("f5")
         await settle(pilot)
         await show_pane(pilot, "resubmissions")
-        (entry,) = app.resubmissions.query(ResubmissionEntry)
+        (entry,) = app.main.resubmissions.query(ResubmissionEntry)
         assert FABRICATED in entry.item.text  # Claude's proposal went back in the request
         shown = rendered_text(entry.content, width=400)
         assert "✓ p. 1" in shown and "✓ p. 2" in shown and "✗ not in the paper" in shown
@@ -88,7 +88,7 @@ async def test_quotes_in_the_resubmissions_pane_are_marked_and_stay_marked_after
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
         await show_pane(pilot, "resubmissions")
-        (entry,) = again.resubmissions.query(ResubmissionEntry)
+        (entry,) = again.main.resubmissions.query(ResubmissionEntry)
         assert "Quotes: 4 checked, 2 found, 2 not in the paper" in rendered_text(entry.content, width=400)
 
 

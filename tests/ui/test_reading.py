@@ -27,7 +27,7 @@ async def test_a_long_reply_arrives_shown_from_its_start_with_its_question_above
             await pilot.press("f12")
             await settle(pilot)
         await pilot.pause()
-        log = app.chat.log_view
+        log = app.main.chat.log_view
         question, reply = log.entries[-2:]
         assert log.scroll_y == question.virtual_region_with_margin.y  # the question at the top of the view
         assert reply.virtual_region.y < log.scroll_y + log.scrollable_content_region.height  # its start shown
@@ -95,7 +95,7 @@ async def test_a_chat_reopened_at_start_shows_its_last_reply_from_its_start_neve
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.pause()
-        assert shows_the_start(app.chat.log_view)
+        assert shows_the_start(app.main.chat.log_view)
     shown = [frame for frame in frames if "Paragraph" in frame]
     assert shown and "Paragraph 1 of" in shown[0]
     assert not any("Paragraph 40" in frame for frame in frames)
@@ -107,10 +107,10 @@ async def test_a_chat_opened_in_the_running_app_shows_its_last_reply_from_its_st
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         frames = record_frames(app)
-        app.chat.log_view.show(chat_ending_in_a_long_reply())  # as History opens a chat
+        app.main.chat.log_view.show(chat_ending_in_a_long_reply())  # as History opens a chat
         await settle(pilot)
         await pilot.pause()
-        assert shows_the_start(app.chat.log_view)
+        assert shows_the_start(app.main.chat.log_view)
     first = next(frame for frame in frames if "Paragraph" in frame)
     assert "Paragraph 1 of" in first and "Paragraph 40" not in first
     assert not any("Paragraph 40" in frame for frame in frames)
@@ -125,7 +125,7 @@ async def test_the_chat_scrolls_from_the_question_box_and_typing_in_the_chat_goe
         await type_text(pilot, "Tell me everything")
         await pilot.press("f12")
         await settle(pilot)
-        log, box = app.chat.log_view, app.chat.input
+        log, box = app.main.chat.log_view, app.main.chat.input
         await pilot.press("ctrl+end")
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y and app.focused is box
@@ -150,12 +150,12 @@ async def test_toasts_never_cover_the_question_box_or_the_buttons(workspace, cha
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await type_text(pilot, "Slow")
         await pilot.press("f3")
-        await wait_until(pilot, lambda: app.turn is not None)
+        await wait_until(pilot, lambda: app.main.turns.turn is not None)
         await pilot.press("f12")  # refused: a warning toast
         await wait_until(pilot, lambda: bool(app.query(Toast)))
         await pilot.pause()
         (toast,) = app.query(Toast)
-        for widget in (app.chat.input, app.chat.actions):
+        for widget in (app.main.chat.input, app.main.chat.actions):
             assert not toast.region.overlaps(widget.region), widget
 
 
@@ -163,7 +163,7 @@ async def test_a_chat_reopened_with_a_warning_after_its_last_reply_shows_the_war
     app = make_app()
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        log = app.chat.log_view
+        log = app.main.chat.log_view
         log.show(chat_ending_in_a_long_reply())
         log.add_notice("No API key for Gemini", "warning")  # as the app warns when it starts
         await settle(pilot)

@@ -36,12 +36,12 @@ async def test_the_status_line_names_a_redo_while_it_runs(workspace, chatty, mak
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await first_turn(pilot)
-        status = app.chat.status
+        status = app.main.chat.status
         shown: list[str] = []
         show = status.show
         monkeypatch.setattr(status, "show", lambda text: (shown.append(text), show(text)))
         await pilot.press("enter")  # empty: a redo, at once
-        await wait_until(pilot, lambda: app.turn is not None and "Waiting for ChatGPT" in status_text(app))
+        await wait_until(pilot, lambda: app.main.turns.turn is not None and "Waiting for ChatGPT" in status_text(app))
         assert "Redoing the last reply with ChatGPT…" in shown  # the line it starts with
         assert "Redo: Waiting for ChatGPT…" in status_text(app)  # its progress lines still name it
         await pilot.press("escape")
@@ -126,7 +126,7 @@ async def test_the_redo_hint_fits_the_question_box(workspace, chatty, make_app, 
     app = make_app()
     async with app.run_test(size=(width, height)) as pilot:
         await pilot.pause()
-        box = app.chat.input
+        box = app.main.chat.input
         assert "empty Enter redoes the last reply" in box.placeholder
         assert len(box.placeholder) <= box.content_size.width
         assert (box.placeholder == PLACEHOLDER) is (width == 120)

@@ -44,13 +44,13 @@ async def test_the_palette_releases_a_crashed_turns_reservations(workspace, chat
         await wait_until(pilot, lambda: "up to $0.49 unconfirmed" in cost_text(app))
         (release,) = [c for c in app.get_system_commands(app.screen) if c.title == "Release unconfirmed reservations"]
         release.callback()
-        await wait_until(pilot, lambda: app.chat.status.text.startswith("Released $0.49"))
+        await wait_until(pilot, lambda: app.main.chat.status.text.startswith("Released $0.49"))
         warnings = [str(n.content) for n in app.query(ChatNotice) if n.kind == "warning"]
         assert any("Released $0.49" in line and "billed" in line for line in warnings)
         await wait_until(pilot, lambda: "unconfirmed" not in cost_text(app))
         assert ledger_rows(workspace) == []
         release.callback()  # nothing left: it says so
-        await wait_until(pilot, lambda: "nothing to release" in app.chat.status.text)
+        await wait_until(pilot, lambda: "nothing to release" in app.main.chat.status.text)
 
 
 async def test_the_settings_button_releases_them(workspace, chatty, make_app):
@@ -62,7 +62,7 @@ async def test_the_settings_button_releases_them(workspace, chatty, make_app):
         await wait_until(pilot, lambda: row.display)
         assert "up to $0.96 unconfirmed" in str(app.query_one("#unconfirmed-text").render())
         app.query_one("#release-unconfirmed", Button).press()
-        await wait_until(pilot, lambda: app.chat.status.text.startswith("Released $0.96"))
+        await wait_until(pilot, lambda: app.main.chat.status.text.startswith("Released $0.96"))
         await wait_until(pilot, lambda: not row.display)
         assert ledger_rows(workspace) == []
 

@@ -13,7 +13,7 @@ async def test_a_numbered_list_in_a_question_keeps_its_periods(workspace, chatty
         await type_text(pilot, "Two things:\n1. why is it so?\n2. how long does it take?")
         await pilot.press("f12")
         await settle(pilot)
-        question, reply = app.chat.log_view.entries
+        question, reply = app.main.chat.log_view.entries
         shown = rendered_text(question.content)
         assert "1. why is it so?" in shown and "2. how long does it take?" in shown
         replied = rendered_text(reply.content)
@@ -38,7 +38,7 @@ async def test_display_math_is_indented_by_layout_and_a_copy_holds_the_formula_a
         await type_text(pilot, "Show me")
         await pilot.press("f12")
         await settle(pilot)
-        shown = rendered_text(app.chat.log_view.entries[-1].content)
+        shown = rendered_text(app.main.chat.log_view.entries[-1].content)
         lines = shown.splitlines()
         assert "    ∑ᵢ₌₁ⁿ xᵢ²" in [line.rstrip() for line in lines]
         rows = [line.rstrip() for line in lines if "⎛" in line or "⎝" in line]

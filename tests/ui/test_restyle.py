@@ -43,7 +43,7 @@ async def test_the_palette_restyles_the_last_turn_without_asking_a_proposer(work
         await pilot.press(*"same turn as council")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.turns.turn is None and len(chatty["ChatGPT"].calls) > 0)
+        await wait_until(pilot, lambda: app.main.turns.turn is None and len(chatty["ChatGPT"].calls) > 0)
         await settle(pilot)
 
         assert "proposer" not in roles(chatty) and {"ranking", "chairman"} <= roles(chatty)
@@ -52,7 +52,7 @@ async def test_the_palette_restyles_the_last_turn_without_asking_a_proposer(work
         assert reply.provenance is not None and "Council" in reply.provenance.line
         assert reply.provenance.line.endswith("restyled")
         # Issue 35: a restyle does not switch the chat's style; the reply's provenance names it.
-        assert app.style is Style.AGGREGATE and app.workspace.session.last_style == "aggregate"
+        assert app.main.choices.style is Style.AGGREGATE and app.workspace.session.last_style == "aggregate"
         record = app.workspace.archive.turns(app.workspace.session.id)[-1].record
         assert (record.style, record.calls_saved, record.reused_from) == ("council", 3, 1)
         titles = [t for t in palette_titles(app) if t.startswith("Same turn")]
@@ -72,7 +72,7 @@ async def test_compare_r_closes_compare_and_runs_the_style_picked(workspace, cha
         picker = app.screen
         assert [s.value for s in picker.choices] == ["council", "vote", "debate"]  # not the turn's own
         await pilot.press("down", "enter")  # the second: Critique & vote
-        await wait_until(pilot, lambda: app.turns.turn is None and len(chatty["Claude"].calls) > 0)
+        await wait_until(pilot, lambda: app.main.turns.turn is None and len(chatty["Claude"].calls) > 0)
         await settle(pilot)
 
         assert not isinstance(app.screen, (CompareScreen, RestylePicker))
@@ -93,6 +93,6 @@ async def test_a_single_model_turn_cannot_be_restyled_and_says_why(workspace, ch
         await pilot.press("r")
         await wait_until(pilot, lambda: not isinstance(app.screen, CompareScreen))
         await pilot.pause()
-        assert app.chat.status.text == SINGLE.format(mode="Claude")
+        assert app.main.chat.status.text == SINGLE.format(mode="Claude")
         assert not isinstance(app.screen, RestylePicker)
         assert all(not provider.calls for provider in chatty.values())

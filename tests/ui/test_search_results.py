@@ -93,7 +93,7 @@ async def test_a_word_only_in_an_earlier_reply_opens_that_chat_at_it_marked(work
         console = Console(width=100, record=True)
         console.print(found[0].content)
         assert "\x1b[1;7m" in console.export_text(styles=True).split("auxiliary")[0][-20:]  # highlighted
-        assert "Found \u201cauxiliary\u201d in this reply" in app.chat.status.text
+        assert "Found \u201cauxiliary\u201d in this reply" in app.main.chat.status.text
 
 
 async def test_the_result_chosen_with_tab_opens_at_its_message(workspace, chatty, make_app):

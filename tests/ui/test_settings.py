@@ -20,7 +20,7 @@ async def test_model_and_aggregator_choices_are_saved_at_once(workspace, chatty,
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+pageup")  # wraps round to Settings
-        assert app.tabs.active == "settings"
+        assert app.main.tabs.active == "settings"
         select = app.query_one("#model-ChatGPT", Select)
         assert select.value == workspace.configs["ChatGPT"].default_model
         select.value = "gpt-4.1"
@@ -32,13 +32,13 @@ async def test_model_and_aggregator_choices_are_saved_at_once(workspace, chatty,
         assert saved(workspace)["aggregator"] == "Claude"
         assert "Saved to Configurations/Settings.json" in str(app.query_one("#settings-status").content)
         await show_pane(pilot, "chatgpt")
-        assert "gpt-4.1" in str(app.model_pane("ChatGPT").query_one(".model-heading").content)
+        assert "gpt-4.1" in str(app.main.model_pane("ChatGPT").query_one(".model-heading").content)
 
 
 async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("settings")
+        app.main.show_pane("settings")
         await wait_until(pilot, lambda: bool(app.query("#temperature")))  # mounted when first shown
         field = app.query_one("#temperature", Input)
         assert field.value == "0.7"
@@ -83,7 +83,7 @@ async def test_notifications_off_means_no_notification(workspace, chatty, make_a
     workspace.update_settings(notifications=False)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.chat.input.insert("Quiet please")
+        app.main.chat.input.insert("Quiet please")
         await pilot.press("f12")
         await settle(pilot)
         assert app.notifier.sent == []
@@ -103,7 +103,7 @@ async def test_a_provider_without_a_key_is_marked_with_its_variable(workspace, m
         assert "OPENAI_API_KEY" in warning
         assert not app.query("#nokey-Claude")
         await show_pane(pilot, "chatgpt")
-        assert "OPENAI_API_KEY" in str(app.model_pane("ChatGPT").query_one(".model-unavailable").content)
+        assert "OPENAI_API_KEY" in str(app.main.model_pane("ChatGPT").query_one(".model-unavailable").content)
 
 
 async def test_an_unusable_provider_file_costs_only_that_provider(home):
@@ -118,7 +118,7 @@ async def test_an_unusable_provider_file_costs_only_that_provider(home):
         assert "Claude.json" in str(app.query_one("#nokey-Claude").content)
         assert app.query("#model-ChatGPT")
         await show_pane(pilot, "claude")
-        assert "Claude.json" in str(app.model_pane("Claude").query_one(".model-unavailable").content)
+        assert "Claude.json" in str(app.main.model_pane("Claude").query_one(".model-unavailable").content)
 
 
 async def test_a_refused_value_says_why_until_the_field_is_left_then_shows_the_value_in_force(

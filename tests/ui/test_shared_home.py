@@ -19,16 +19,18 @@ async def test_the_app_shows_a_turn_that_ask_added_and_appends_its_own_after_it(
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "From the app, first")
         await pilot.press("f12")
-        await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 2)
+        await wait_until(pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 2)
 
         code, out, err = finish(start_ask(home, "From ask, in another terminal"))
         assert code == 0, err
 
         await type_text(pilot, "From the app, second")
         await pilot.press("f12")
-        await wait_until(pilot, lambda: app.turn is None and len(app.chat.log_view.items) == 6, timeout=15)
+        await wait_until(
+            pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 6, timeout=15
+        )
         await settle(pilot)
-        shown = [(m.role, m.text) for m in app.chat.log_view.items]
+        shown = [(m.role, m.text) for m in app.main.chat.log_view.items]
         assert shown == [
             ("user", "From the app, first"),
             ("assistant", "ChatGPT answer"),
@@ -39,4 +41,4 @@ async def test_the_app_shows_a_turn_that_ask_added_and_appends_its_own_after_it(
         ]
     assert [(m.role, m.text) for m in restored_session(home).history] == shown
     assert chatty["ChatGPT"].calls[-1].messages[-3].text == "From ask, in another terminal"  # the model saw it too
-    assert app.default_mode == Mode.CHATGPT
+    assert app.main.choices.mode == Mode.CHATGPT

@@ -94,7 +94,7 @@ def show(pane_id: str):
         # question box, which would switch back to Chat: wait for start-up to finish first.
         await pilot.pause()
         await show_pane(pilot, pane_id)
-        assert pilot.app.tabs.active == pane_id
+        assert pilot.app.main.tabs.active == pane_id
         await steady_cursor(pilot)
 
     return run_before

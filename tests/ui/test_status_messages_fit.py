@@ -50,7 +50,7 @@ MESSAGES = [
 async def test_every_status_message_fits_at_80_columns(workspace, chatty, make_app, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        status = app.chat.status
+        status = app.main.chat.status
         text = status.query_one("#status-text")
         cut = []
         for message in MESSAGES:

@@ -54,10 +54,10 @@ async def test_each_style_key_chooses_the_style_the_engine_runs(workspace, chatt
     well_formed_reviews(chatty)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        assert app.style is Style.AGGREGATE and style_status(app) == "Style Aggregator"
+        assert app.main.choices.style is Style.AGGREGATE and style_status(app) == "Style Aggregator"
         await pilot.press("f8")  # over the question box, which binds F6/F7 itself
-        assert app.chat.actions.style_button.chosen is Style.VOTE
-        assert str(app.chat.actions.style_button.label) == "Critique & vote ▾"
+        assert app.main.chat.actions.style_button.chosen is Style.VOTE
+        assert str(app.main.chat.actions.style_button.label) == "Critique & vote ▾"
         assert style_status(app) == "Style Critique & vote"
         await ask(pilot, "Vote on it")
         assert {"critique"} <= roles(chatty) and "aggregator" not in roles(chatty)
@@ -84,7 +84,7 @@ async def test_each_style_key_chooses_the_style_the_engine_runs(workspace, chatt
 async def test_the_style_button_and_the_palette_choose_a_style_that_persists(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        button = app.chat.actions.style_button
+        button = app.main.chat.actions.style_button
         button.focus()
         await pilot.press("enter")  # the list of styles, the current one highlighted
         await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
@@ -93,13 +93,13 @@ async def test_the_style_button_and_the_palette_choose_a_style_that_persists(wor
         await pilot.press("escape")  # closes, nothing chosen
         await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
         await settle(pilot)  # the main screen resumed (under load a key can come before that)
-        assert app.style is Style.AGGREGATE and app.focused is button
+        assert app.main.choices.style is Style.AGGREGATE and app.focused is button
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
         await pilot.press("down", "enter")  # Council
-        await wait_until(pilot, lambda: app.style is Style.COUNCIL)
+        await wait_until(pilot, lambda: app.main.choices.style is Style.COUNCIL)
         assert str(button.label) == "Council ▾" and style_status(app) == "Style Council"
-        assert app.focused is app.chat.input  # Enter sends again at once
+        assert app.focused is app.main.chat.input  # Enter sends again at once
         await pilot.click("#style-button")  # the mouse opens the same list
         await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
         assert app.screen.query_one(OptionList).highlighted == 1  # Council, the style in use
@@ -112,7 +112,7 @@ async def test_the_style_button_and_the_palette_choose_a_style_that_persists(wor
         assert "(F9)" in commands["Style: Debate"].help
         commands["Style: Debate"].callback()
         await pilot.pause()
-        assert app.style is Style.DEBATE and button.chosen is Style.DEBATE
+        assert app.main.choices.style is Style.DEBATE and button.chosen is Style.DEBATE
 
     # A restart comes back with the chosen style, in the selector and the status line.
     reopened = Workspace.open(workspace.paths.root)
@@ -120,8 +120,8 @@ async def test_the_style_button_and_the_palette_choose_a_style_that_persists(wor
     again = EnsembleApp(reopened, notifier=RecordingNotifier())
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert again.style is Style.DEBATE
-        assert again.chat.actions.style_button.chosen is Style.DEBATE
+        assert again.main.choices.style is Style.DEBATE
+        assert again.main.chat.actions.style_button.chosen is Style.DEBATE
         assert style_status(again) == "Style Debate"
 
 
@@ -149,7 +149,7 @@ async def test_a_vote_shows_one_review_line_and_the_tally_table(workspace, chatt
         assert "ChatGPT ✓" in text and "Claude ✓" in text and "Gemini ✗ unreadable, left out" in text
         assert line.kind == "warning"
         assert not app.query(VoteNotice)  # the tally shown during the run now stands beside the reply
-        reply = app.chat.log_view.entries[-1]
+        reply = app.main.chat.log_view.entries[-1]
         assert reply.region.y > line.region.y
         shown = rendered_text(reply.content)
         assert "Borda" in shown and "mean" in shown
@@ -165,9 +165,9 @@ async def test_a_style_chosen_during_a_run_applies_to_the_next_turn(workspace, c
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "Slow")
         await pilot.press("f5")
-        await wait_until(pilot, lambda: app.turn is not None and bool(app.chat.log_view.items))
+        await wait_until(pilot, lambda: app.main.turns.turn is not None and bool(app.main.chat.log_view.items))
         await pilot.press("f7")
-        assert app.turn.style is Style.AGGREGATE and app.style is Style.COUNCIL
+        assert app.main.turns.turn.style is Style.AGGREGATE and app.main.choices.style is Style.COUNCIL
         await pilot.press("escape")
         await settle(pilot)
         assert workspace.session.last_style == "council"
@@ -179,10 +179,10 @@ async def test_who_wrote_a_reply_and_its_tally_are_shown_again_after_a_restart(w
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f8")
         await ask(pilot, "Which answer is best?")
-        before = rendered_text(app.chat.log_view.entries[-1].content)
+        before = rendered_text(app.main.chat.log_view.entries[-1].content)
     again = restarted_app(home)
     async with again.run_test(size=SIZE):
-        after = rendered_text(again.chat.log_view.entries[-1].content)
+        after = rendered_text(again.main.chat.log_view.entries[-1].content)
     assert "· winner " in after and "Borda" in after
     assert after == before
 

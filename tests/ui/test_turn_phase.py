@@ -41,20 +41,24 @@ async def test_the_quit_dialog_follows_the_turn_from_its_reply_to_its_map(home):
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "What does the paper say?")
         await pilot.press("f5")
-        await wait_until(pilot, lambda: app.turns.running)
-        assert not app.turns.may_send  # a reply is under way: one answer, from the one record
+        await wait_until(pilot, lambda: app.main.turns.running)
+        assert not app.main.turns.may_send  # a reply is under way: one answer, from the one record
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: isinstance(app.screen, QuitConfirm))
         assert dialog_question(app) == QUESTION
         # the reply is kept while the dialog is open: it no longer says a reply is under way
-        await wait_until(pilot, lambda: app.turns.map_pending, timeout=20)
-        assert app.turns.may_send and app.turn is not None and app.turn.phase is TurnPhase.MAPPING
+        await wait_until(pilot, lambda: app.main.turns.map_pending, timeout=20)
+        assert (
+            app.main.turns.may_send
+            and app.main.turns.turn is not None
+            and app.main.turns.turn.phase is TurnPhase.MAPPING
+        )
         await wait_until(pilot, lambda: dialog_question(app) == MAPPING_QUESTION)
-        await wait_until(pilot, lambda: app.turn is None, timeout=20)  # the map came
+        await wait_until(pilot, lambda: app.main.turns.turn is None, timeout=20)  # the map came
         await wait_until(pilot, lambda: dialog_question(app) == ENDED_QUESTION)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, QuitConfirm))
-        assert app.chat.status.text.endswith("Claims mapped.")
+        assert app.main.chat.status.text.endswith("Claims mapped.")
 
 
 async def test_while_the_map_is_drawn_the_status_line_says_so_and_cancel_is_off(home):
@@ -62,9 +66,9 @@ async def test_while_the_map_is_drawn_the_status_line_says_so_and_cancel_is_off(
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "What does the paper say?")
         await pilot.press("f5")
-        await wait_until(pilot, lambda: app.turns.map_pending, timeout=20)
-        assert "Drawing the claim map…" in app.chat.status.text
-        assert not app.chat.status.running  # no spinner, no clock: the reply is in
-        assert app.check_action("do", ("run.cancel",)) is False  # Esc has no reply to cancel
-        await wait_until(pilot, lambda: app.turn is None, timeout=20)
-        assert "Drawing the claim map" not in app.chat.status.text
+        await wait_until(pilot, lambda: app.main.turns.map_pending, timeout=20)
+        assert "Drawing the claim map…" in app.main.chat.status.text
+        assert not app.main.chat.status.running  # no spinner, no clock: the reply is in
+        assert app.main.check_action("do", ("run.cancel",)) is False  # Esc has no reply to cancel
+        await wait_until(pilot, lambda: app.main.turns.turn is None, timeout=20)
+        assert "Drawing the claim map" not in app.main.chat.status.text

@@ -36,7 +36,7 @@ async def test_every_client_is_built_after_start_up_off_the_loop_with_no_request
                 providers = workspace.providers.values()
                 await wait_until(pilot, lambda: all(p._client_instance is not None for p in providers), timeout=30)
                 assert set(threads) == set(workspace.providers)
-                assert app.chat.input.has_focus  # the app stayed usable meanwhile
+                assert app.main.chat.input.has_focus  # the app stayed usable meanwhile
         finally:
             for adapter in workspace.providers.values():
                 await adapter.aclose()  # type: ignore[attr-defined]

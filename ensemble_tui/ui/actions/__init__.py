@@ -1,1 +1,1 @@
-"""What the keys, buttons and palette do outside a turn: each part a collaborator of the app."""
+"""What the keys, buttons and palette do outside a turn: each part a collaborator of the main screen."""

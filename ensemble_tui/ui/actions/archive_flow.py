@@ -1,6 +1,6 @@
 """The run archive in the app: run reports, the history of chats, and exports.
 
-A collaborator of EnsembleApp. Everything here reads `Workspace.archive` (SQLite) on demand; a
+A collaborator of the main screen (ui/main_screen.py). Everything here reads `Workspace.archive` (SQLite) on demand; a
 database that cannot be read costs a toast, never the app. The screens and the exporter are
 imported when first used: the exporter brings markdown_it, and together they were ~35 ms of the
 app's start-up.
@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # imported when first used (see above)
     from ensemble_tui.core.records.export import ExportFormat
     from ensemble_tui.ui.screens.report import ReportScreen
     from ensemble_tui.ui.screens.search_results import FoundMessage
-    from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +40,6 @@ class ArchiveFlow:
         self,
         ctx: AppContext,
         turns: TurnController,
-        turn_keys: TurnKeys,
         *,
         chat_id: Callable[[], str],
         show_session: Callable[[], None],
@@ -51,7 +49,7 @@ class ArchiveFlow:
         self.turns = turns
         self.chat_id = chat_id
         self.show_session = show_session
-        self.restyling = Restyling(ctx, turns, turn_keys)  # the same turn in another style (palette, Compare's `r`)
+        self.restyling = Restyling(ctx, turns)  # the same turn in another style (palette, Compare's `r`)
 
     def _archive_failed(self, what: str, exc: Exception) -> None:
         log.warning("%s: %s", what, exc)

@@ -1,7 +1,7 @@
 """A chat's unconfirmed reservations in the app (issue 34 §2): the calls of a turn whose process
 was killed still count against the cap until the user releases them. The status line's cost
 shows them; the palette ("Release unconfirmed reservations") and a Settings button release
-them, with the one-line warning of what that means. A collaborator of EnsembleApp.
+them, with the one-line warning of what that means. A collaborator of the main screen (ui/main_screen.py).
 
 The ledger is SQLite, read and written in a thread: a busy database (another process's turn)
 may hold the write lock for seconds, and the event loop must not wait for it.

@@ -1,10 +1,10 @@
-"""What the app's collaborators are given: one small context, not a Protocol mirroring the app.
+"""What the main screen's collaborators are given: one small context, not a Protocol mirroring the app.
 
-A collaborator (PDF, panes, settings, archive, replies, restyle) reaches Textual through the
-app's own public API (screens, toasts, workers, focus, clipboard, links, the widget under the
-mouse), the workspace it acts on, the main screen's panes, and the app's two ways of answering
-the user. What only one collaborator needs (the turn controller, the folder opener) is passed
-to that one alone.
+A collaborator (the turn and its keys, PDF, panes, settings, archive, replies, restyle) reaches
+Textual through the app's own public API (screens, toasts, workers, focus, clipboard, links, the
+widget under the mouse), the workspace it acts on, the keymap loaded once, the main screen's
+panes, and the screen's two ways of answering the user. What only one collaborator needs (the
+engine, the notifier, the folder opener, another collaborator) is passed to that one alone.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ensemble_tui.ui.panes.settings import SettingsPane, key_hint
 
 @dataclass
 class MainPanes:
-    """The main screen's panes, made once in the app's compose() and never replaced. Those behind
+    """The main screen's panes, made once in the main screen's compose() and never replaced. Those behind
     tabs are mounted lazily (ui/panes/lazy.py), so they are kept here rather than queried."""
 
     chat: ChatPane
@@ -57,16 +57,18 @@ def model_line(workspace: Workspace, provider: str) -> tuple[str, str | None]:
 
 @dataclass
 class AppContext:
-    """One per app. `panes` is set by the app's compose(), before any collaborator acts."""
+    """One per app, made with its main screen. `panes` is set by the main screen's compose(),
+    before any collaborator acts."""
 
     app: App[Any]  # Textual's public API only
     workspace: Workspace
-    say: Callable[[str], None]  # the answer to something the user did (EnsembleApp.say)
+    keymap: Mapping[str, str]  # Configurations/Keymap.json, read once (ui/bindings.py names keys through it)
+    say: Callable[[str], None]  # the answer to something the user did (MainScreen.say)
     add_notice: Callable[[str, NoticeKind], None]  # a line in the chat
     show_pane: Callable[[str], None]  # switch panes, the focus with it
     panes: MainPanes | None = None
 
     @property
     def view(self) -> MainPanes:
-        assert self.panes is not None, "the panes are made in the app's compose()"
+        assert self.panes is not None, "the panes are made in the main screen's compose()"
         return self.panes

@@ -1,7 +1,7 @@
 """What the message cursor does (issue 32 §2): edit and resend a question, fork the chat at it,
 copy a message.
 
-A collaborator of EnsembleApp. The cursor itself (which message, its keys) is the chat log's
+A collaborator of the main screen (ui/main_screen.py). The cursor itself (which message, its keys) is the chat log's
 (ui/chat_log/chat_view.py); a branch is made by core/store/fork.py. "Edit and resend" makes
 nothing at once: it puts the question in the box and remembers where the branch goes, and the
 branch is made when that text is sent (`branch_before_send`), so a question edited and left

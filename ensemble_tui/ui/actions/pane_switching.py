@@ -1,5 +1,5 @@
 """Switching panes and moving the focus with them, and scrolling the chat from the question box:
-a collaborator of EnsembleApp."""
+a collaborator of the main screen (ui/main_screen.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Choosing, clearing and showing the session's PDF (Ctrl+O, the Attachments pane's buttons, the
-dialog and the PDF given on the command line): a collaborator of EnsembleApp."""
+dialog and the PDF given on the command line): a collaborator of the main screen (ui/main_screen.py)."""
 
 from __future__ import annotations
 

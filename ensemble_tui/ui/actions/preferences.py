@@ -1,5 +1,5 @@
 """Settings changed in the Settings pane, and the theme chosen in the palette: validated, saved
-to Settings.json, and shown in force. A collaborator of EnsembleApp."""
+to Settings.json, and shown in force. A collaborator of the main screen (ui/main_screen.py)."""
 
 from __future__ import annotations
 

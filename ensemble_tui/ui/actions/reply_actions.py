@@ -1,7 +1,7 @@
 """What the user does with the chat's replies: copy the last one, open one of its links, open
 the transcript folder, load earlier messages.
 
-A collaborator of EnsembleApp. Links open only from here, on the user's request, and only
+A collaborator of the main screen (ui/main_screen.py). Links open only from here, on the user's request, and only
 http(s) ones.
 """
 

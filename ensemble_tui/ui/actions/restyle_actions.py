@@ -1,6 +1,6 @@
 """The same turn in another style, in the app: the palette's "Same turn as ..." and Compare's `r`.
 
-A collaborator of the app's ArchiveFlow (it reads the run archive). The core finds the last turn
+A collaborator of the main screen's ArchiveFlow (it reads the run archive). The core finds the last turn
 and its first proposals (core/records/restyle.py); this starts the redo that reuses them through
 the TurnController, so the new reply replaces the last one exactly as a redo's does, and only
 the new style's own calls are made. The style chosen becomes the chat's, as F6-F9 would make it.
@@ -19,7 +19,6 @@ from ensemble_tui.ui.actions.context import AppContext
 
 if TYPE_CHECKING:
     from ensemble_tui.ui.turns.turn_controller import TurnController
-    from ensemble_tui.ui.turns.turn_keys import TurnKeys
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +32,9 @@ def source_line(source: RestyleSource) -> str:
 class Restyling:
     """Finds the last turn's proposals (cached until the chat changes) and restyles it."""
 
-    def __init__(self, ctx: AppContext, turns: TurnController, turn_keys: TurnKeys) -> None:
+    def __init__(self, ctx: AppContext, turns: TurnController) -> None:
         self.ctx = ctx
         self.turns = turns
-        self.turn_keys = turn_keys
         self._cached: tuple[SessionData, int, RestyleSource | str] | None = None
 
     def source(self) -> RestyleSource | str:

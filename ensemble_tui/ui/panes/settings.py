@@ -120,8 +120,8 @@ class Amount(Number):
 
 
 class SavesSettings(Protocol):
-    """The app's side of a save (ui/actions/preferences.py), called directly when the pane goes away
-    at quit: the app's message queue is closed by then, so a posted message would be lost."""
+    """The main screen's side of a save (ui/actions/preferences.py), called directly when the pane goes away
+    at quit: the message queues are closed by then, so a posted message would be lost."""
 
     def setting_changed(self, event: SettingsPane.SettingChanged) -> None: ...
 
@@ -311,7 +311,7 @@ class SettingsPane(VerticalScroll):
 
     def on_unmount(self) -> None:
         """Quitting right after typing keeps the valid value typed (the fields are gone by now)."""
-        host: SavesSettings | None = getattr(self.app, "preferences", None)
+        host: SavesSettings | None = getattr(self.screen, "preferences", None)  # the main screen's
         for input_id, (value, timer) in self._unsaved.items():
             timer.stop()
             if host is not None:

@@ -11,8 +11,6 @@ Text (ui/chat_log/rendering.py), never as markup.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
@@ -143,14 +141,3 @@ class ClaimsView(Vertical):
         cards = list(self.query(ClaimCard))
         if cards:
             cards[0].focus()
-
-
-class ClaimsHost(Protocol):
-    """What opening the view needs of the app: its archive flow (ui/actions/archive_flow.py)."""
-
-    archive_flow: Any
-
-
-def show_claims(app: ClaimsHost) -> None:
-    """F10: Compare on its Claims tab, for the chat's last run (or a line saying why not)."""
-    app.archive_flow.show_compare(tab="claims")

@@ -12,13 +12,14 @@ what each carries (the input, a proposal, a resubmission, the cost, the committe
 rollback, the late claim map). A late map's summary reaches an open Compare through the
 `claims_mapped` signal, keyed by the run's archive id. The turn's messages are found in the chat
 by position (`ActiveTurn.chat_from`), not by object identity. The session is never read here: a
-chat is read only where it is opened (the app's `show_session`).
+chat is read only where it is opened (the main screen's `show_session`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Protocol, assert_never
+from collections.abc import Callable
+from typing import TYPE_CHECKING, assert_never
 
 from textual import on, work
 from textual.message import Message
@@ -31,20 +32,19 @@ from ensemble_tui.core.chat.modes import RunMode, Style
 from ensemble_tui.core.chat.session import with_failure
 from ensemble_tui.core.turn import events as ev
 from ensemble_tui.core.turn.handle import TurnPhase
+from ensemble_tui.ui.bindings import shown_key
 from ensemble_tui.ui.chat_log.chat_view import ChatNotice, VoteNotice
 from ensemble_tui.ui.chat_log.vote_view import ReviewOutcome, review_line, vote_table
 from ensemble_tui.ui.turns.active_turn import ActiveTurn
+from ensemble_tui.ui.turns.choices import TurnChoices
 from ensemble_tui.ui.widgets.status_bar import elapsed_text
 
 if TYPE_CHECKING:
     from ensemble_tui.core.turn.engine import Engine
-    from ensemble_tui.ui.chat_log.chat_view import NoticeKind
+    from ensemble_tui.ui.actions.context import AppContext
     from ensemble_tui.ui.drafts import DraftKeeper
     from ensemble_tui.ui.gc_schedule import CollectorPolicy
     from ensemble_tui.ui.notify import ReplyNotifier
-    from ensemble_tui.ui.panes.chat import ChatPane
-    from ensemble_tui.ui.panes.model import ModelPane
-    from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 
 log = logging.getLogger(__name__)
 
@@ -65,29 +65,6 @@ def redo_line(turn: ActiveTurn) -> str:
     return f"Redoing the last reply with {turn.label}…"
 
 
-class TurnHost(Protocol):
-    """What the controller needs of the app around it."""
-
-    engine: Engine
-    drafts: DraftKeeper
-    notifier: ReplyNotifier
-    collector: CollectorPolicy
-    cancel_key: str
-    default_mode: RunMode
-    style: Style
-
-    @property
-    def chat(self) -> ChatPane: ...
-    @property
-    def resubmissions(self) -> ResubmissionsPane: ...
-    @property
-    def notifications_on(self) -> bool: ...
-    def model_pane(self, provider: str) -> ModelPane: ...
-    def show_pane(self, pane_id: str) -> None: ...
-    def add_notice(self, text: str, kind: NoticeKind = "info") -> None: ...
-    def notify(self, message: str, **kwargs: Any) -> None: ...
-
-
 class TurnEventPosted(Message):
     """One engine event from run `run_id` (late events of a superseded run are dropped)."""
 
@@ -106,9 +83,25 @@ class TurnController(Widget):
     """The turn on screen, if any, its phase included: set when it starts, None once its last
     event is shown (its reply, its failure, its rollback, or its late claim map)."""
 
-    def __init__(self, host: TurnHost) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        choices: TurnChoices,
+        drafts: DraftKeeper,
+        *,
+        engine: Callable[[], Engine],
+        notifier: ReplyNotifier,
+        collector: CollectorPolicy,
+    ) -> None:
+        """`choices`: the chat's mode and style, which a turn starts from (the main screen's);
+        `engine`: the app's, made on first use."""
         super().__init__()
-        self.host = host
+        self.ctx = ctx
+        self.choices = choices
+        self.drafts = drafts
+        self.engine = engine
+        self.notifier = notifier
+        self.collector = collector
         self._run_counter = 0
         self._review_notice: ChatNotice | None = None
         self.claims_mapped: Signal[ev.ClaimsMapped] = Signal(self, "claims-mapped")
@@ -141,10 +134,10 @@ class TurnController(Widget):
         elif turn is not None and mode == turn.mode:  # == : a SingleModel is a new value each time
             self.cancel()
         else:
-            self.host.notify(self.busy_message(), severity="warning", markup=False)
+            self.ctx.app.notify(self.busy_message(), severity="warning", markup=False)
 
     def busy_message(self) -> str:
-        return f"A reply is under way: {self.host.cancel_key} cancels it."
+        return f"A reply is under way: {shown_key('run.cancel', self.ctx.keymap)} cancels it."
 
     def start(
         self,
@@ -157,45 +150,44 @@ class TurnController(Widget):
         """`reuse`: first proposals in hand (a restyle, ui/actions/restyle_actions.py), in `style`
         (None: the chat's). A claim map still drawn for the last turn is dropped (the engine
         supersedes its handle)."""
-        host = self.host
         self._run_counter += 1
-        chosen = style or host.style  # a restyle's own style: the chat's choice stays as it was
+        chosen = style or self.choices.style  # a restyle's own style: the chat's choice stays as it was
         turn = ActiveTurn(self._run_counter, mode, text, chosen, reuse=dict(reuse or {}), reused_from=reused_from)
-        host.default_mode = mode
+        self.choices.mode = mode
         self._review_notice = None
-        host.show_pane("chat")
+        self.ctx.show_pane("chat")
         self.turn = turn  # the status line, the buttons and the collector follow (watchers)
-        host.chat.status.show(f"Starting {turn.label}…")
+        self.ctx.view.chat.status.show(f"Starting {turn.label}…")
         turn.worker = self._drive(turn)
-        host.drafts.flush()  # the question is on disk until its turn is saved
+        self.drafts.flush()  # the question is on disk until its turn is saved
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _drive(self, turn: ActiveTurn) -> None:
         """Run one turn and forward its events; starting another turn cancels this worker."""
-        async for event in self.host.engine.run(turn.mode, turn.text, turn.style, turn.reuse, turn.reused_from):
+        async for event in self.engine().run(turn.mode, turn.text, turn.style, turn.reuse, turn.reused_from):
             self.post_message(TurnEventPosted(turn.run_id, event))
 
     def bring_back(self) -> None:
         """The palette's "Bring back the replaced reply": the engine puts the reply the last redo
         replaced back (stored through the one commit) and the chat shows what it now holds."""
         if self.running:
-            self.host.notify(self.busy_message(), severity="warning", markup=False)
+            self.ctx.app.notify(self.busy_message(), severity="warning", markup=False)
             return
         self._bring_back()
 
     @work(group="bring-back", exit_on_error=False)
     async def _bring_back(self) -> None:
-        result = await self.host.engine.bring_back()
+        result = await self.engine().bring_back()
         if isinstance(result, str):  # why nothing changed, one line
-            self.host.chat.status.show(result)
+            self.ctx.view.chat.status.show(result)
             return
-        self.host.chat.log_view.sync(list(result.history))
-        self.host.chat.status.show(BROUGHT_BACK)
+        self.ctx.view.chat.log_view.sync(list(result.history))
+        self.ctx.view.chat.status.show(BROUGHT_BACK)
 
     def cancel(self) -> None:
         """Esc: the engine rolls the turn back and says so (TurnRolledBack)."""
         if self.running:
-            self.host.engine.stop()
+            self.engine().stop()
 
     async def stop(self) -> str:
         """Before the chat changes or the app quits: the turn on screen is stopped and the
@@ -204,7 +196,7 @@ class TurnController(Widget):
         turn, self.turn = self.turn, None
         if turn is None:
             return ""
-        self.host.engine.stop()
+        self.engine().stop()
         if turn.worker is not None:
             try:
                 await turn.worker.wait()
@@ -212,7 +204,7 @@ class TurnController(Widget):
                 pass
         if not turn.running:
             return ""
-        self.host.chat.status.show(CANCELLED)
+        self.ctx.view.chat.status.show(CANCELLED)
         return turn.text
 
     def _set_phase(self, turn: ActiveTurn, phase: TurnPhase) -> None:
@@ -228,19 +220,18 @@ class TurnController(Widget):
             return
         if event.state not in FINISHED:
             return
-        host = self.host
         if not turn.running:  # its map was dropped: the reply stays as shown
             self._finish()
             return
         if event.state is WorkerState.ERROR:
             error = event.worker.error
             log.error("the turn worker failed", exc_info=error)
-            host.add_notice(f"Unexpected error ({type(error).__name__}: {error}) - the chat is saved.", "error")
-            host.chat.status.show("Stopped by an unexpected error.")
+            self.ctx.add_notice(f"Unexpected error ({type(error).__name__}: {error}) - the chat is saved.", "error")
+            self.ctx.view.chat.status.show("Stopped by an unexpected error.")
             if not turn.input_kept:
-                host.chat.input.restore(turn.text)  # the engine never kept it: keep it here
+                self.ctx.view.chat.input.restore(turn.text)  # the engine never kept it: keep it here
         else:
-            host.chat.status.show("Stopped.")
+            self.ctx.view.chat.status.show("Stopped.")
         self._finish()
 
     def _finish(self) -> None:
@@ -251,7 +242,7 @@ class TurnController(Widget):
         """No full collection while a reply is under way; after one, collect once the app is
         idle (ui/gc_schedule.py)."""
         if turn is not None and turn.running:
-            self.host.collector.pause()
+            self.collector.pause()
         else:
             self.call_after_refresh(self._collect_between_turns)
 
@@ -264,8 +255,8 @@ class TurnController(Widget):
 
     def _settle_if_idle(self) -> None:
         if not self.running:
-            self.host.collector.resume()
-            self.host.collector.settle()
+            self.collector.resume()
+            self.collector.settle()
 
     # ----- rendering what each event carries ---------------------------------------------------
 
@@ -278,14 +269,13 @@ class TurnController(Widget):
                 self._render(turn, message.event)
             except AssertionError:  # assert_never: an event outside the TurnEvent union (a bug)
                 log.error("an event the app does not know: %r", message.event, exc_info=True)
-                self.host.add_notice(
+                self.ctx.add_notice(
                     f"An event the app does not know was not shown ({type(message.event).__name__}).", "error"
                 )
         # else: a late event of a run that was superseded or stopped
 
     def _render(self, turn: ActiveTurn, event: ev.TurnEvent) -> None:
-        host = self.host
-        chat = host.chat.log_view
+        chat = self.ctx.view.chat.log_view
         match event:
             case ev.InputRecorded():
                 # The chat shows the session, so a reply a redo withdraws is its last message.
@@ -294,29 +284,29 @@ class TurnController(Widget):
                 if event.message is None and event.withdrawn is None:  # a retry: why it failed goes
                     kept = with_failure(kept, None)
                 turn.chat_from, turn.shows_input, turn.withdrawn = len(kept), event.message is not None, event.withdrawn
-                turn.resubmissions_from = len(host.resubmissions.log_view.items)
+                turn.resubmissions_from = len(self.ctx.view.resubmissions.log_view.items)
                 chat.sync([*kept, event.message] if event.message is not None else kept)
                 if event.withdrawn is not None:  # one key redoes at once: the line says what runs
-                    host.chat.status.show(redo_line(turn))
+                    self.ctx.view.chat.status.show(redo_line(turn))
             case ev.ChatReloaded():
                 # The chat is shown as it now stands, this turn's messages in it as the core has them.
                 turn.chat_from = turn.withdrawn = None
                 turn.resubmissions_from = len(event.resubmissions)
                 chat.sync(list(event.history))
-                host.resubmissions.log_view.sync(list(event.resubmissions))
-                host.chat.status.set_cost(event.cost_usd)
+                self.ctx.view.resubmissions.log_view.sync(list(event.resubmissions))
+                self.ctx.view.chat.status.set_cost(event.cost_usd)
             case ev.StatusChanged():
                 if turn.running:  # else the line shows the reply's end (a late commit waiting)
                     text = f"{REDO_PREFIX}{event.text}" if turn.withdrawn is not None else event.text
-                    host.chat.status.update_status(text, event.answered, event.waiting)
+                    self.ctx.view.chat.status.update_status(text, event.answered, event.waiting)
             case ev.RetryScheduled():
-                host.chat.status.set_retry(event.line)
+                self.ctx.view.chat.status.set_retry(event.line)
             case ev.ProposalReceived():
-                host.model_pane(event.provider).show(event.output, event.output.model)
+                self.ctx.view.model_pane(event.provider).show(event.output, event.output.model)
             case ev.ProposerFailed():
-                host.add_notice(f"Left out of this reply - {event.message}", "warning")
+                self.ctx.add_notice(f"Left out of this reply - {event.message}", "warning")
             case ev.Resubmitted():
-                log_view = host.resubmissions.log_view
+                log_view = self.ctx.view.resubmissions.log_view
                 log_view.sync([*log_view.items, event.resubmission])
             case ev.ReviewReceived():
                 self._review_arrived(turn, event)
@@ -324,34 +314,36 @@ class TurnController(Widget):
                 turn.vote_notice = VoteNotice(vote_table(event.style, event.rows))
                 chat.add_widget(turn.vote_notice)
             case ev.CostUpdated():
-                host.chat.status.set_cost(event.session_cost_usd)
+                self.ctx.view.chat.status.set_cost(event.session_cost_usd)
             case ev.Notice():
                 chat.add_notice(event.message, "info", late=not turn.running)
             case ev.TurnNotSaved():
-                host.add_notice(event.message, "error")
+                self.ctx.add_notice(event.message, "error")
             case ev.ReplyCommitted():
                 self._reply_committed(turn, event)
             case ev.ClaimsMapped():
                 if turn.reply is not None:  # its summary line, under the reply
                     chat.set_claim_lines({turn.reply.text: event.claims.summary})
-                host.chat.status.note_turn_end(MAPPED)  # the line stays short: style and cost keep their places
+                self.ctx.view.chat.status.note_turn_end(
+                    MAPPED
+                )  # the line stays short: style and cost keep their places
                 self.claims_mapped.publish(event)
                 self._finish()
             case ev.ClaimsLeftOut():
                 chat.add_notice(event.message, "info", late=event.late)
                 if event.late:
-                    host.chat.status.show(event.message)
+                    self.ctx.view.chat.status.show(event.message)
                     self._finish()
             case ev.RunFailed():
                 turn.input_kept = event.input_kept
-                host.add_notice(event.message, "error")
+                self.ctx.add_notice(event.message, "error")
                 if turn.withdrawn is not None:  # a failed redo: the core kept the reply; so does the chat
                     self._unshow(turn)
-                    host.chat.status.show(REDO_FAILED)
+                    self.ctx.view.chat.status.show(REDO_FAILED)
                 else:
                     retry = " Enter on an empty input retries it." if event.input_kept else ""
-                    host.chat.status.show(f"The run stopped.{retry}")
-                host.drafts.changed()
+                    self.ctx.view.chat.status.show(f"The run stopped.{retry}")
+                self.drafts.changed()
                 self._finish()
             case ev.TurnRolledBack():
                 self._rolled_back(turn, event)
@@ -363,7 +355,7 @@ class TurnController(Widget):
         """Take the turn's input off the chat and give back the reply a redo withdrew."""
         if turn.chat_from is None:
             return  # the chat shows what the core holds (reloaded)
-        chat = self.host.chat.log_view
+        chat = self.ctx.view.chat.log_view
         restored = [turn.withdrawn] if turn.withdrawn is not None else []
         chat.sync([*chat.items[: turn.chat_from], *restored])
         turn.chat_from = turn.withdrawn = None
@@ -374,14 +366,13 @@ class TurnController(Widget):
         line = review_line(turn.style, turn.reviews)
         kind = "info" if all(outcome.accepted for outcome in turn.reviews.values()) else "warning"
         if self._review_notice is None:
-            self._review_notice = self.host.chat.log_view.add_notice(line, kind)
+            self._review_notice = self.ctx.view.chat.log_view.add_notice(line, kind)
         else:
             self._review_notice.set_text(line, kind)
 
     def _reply_committed(self, turn: ActiveTurn, event: ev.ReplyCommitted) -> None:
-        host = self.host
         turn.input_kept = True
-        chat = host.chat.log_view
+        chat = self.ctx.view.chat.log_view
         if turn.vote_notice is not None:
             turn.vote_notice.remove()
         if event.claims is not None:  # its summary line, under the reply
@@ -389,15 +380,15 @@ class TurnController(Widget):
         if turn.reply_at is not None:  # else the chat was reloaded with the reply in it
             chat.sync([*chat.items[: turn.reply_at], event.message])
             if event.resubmissions and turn.resubmissions_from is not None:  # now with their quote marks
-                log_view = host.resubmissions.log_view
+                log_view = self.ctx.view.resubmissions.log_view
                 log_view.sync([*log_view.items[: turn.resubmissions_from], *event.resubmissions])
         chat.reveal_start(event.message)
         turn.reply = event.message
-        host.chat.status.show_turn_end(f"{DONE} ({turn.label}, {elapsed_text(turn.elapsed())}).")
-        host.drafts.changed()  # its question is in the chat now
-        if host.notifications_on:
+        self.ctx.view.chat.status.show_turn_end(f"{DONE} ({turn.label}, {elapsed_text(turn.elapsed())}).")
+        self.drafts.changed()  # its question is in the chat now
+        if self.ctx.workspace.settings.notifications:
             summary = f"{turn.label} replied in {elapsed_text(turn.elapsed())}."
-            self.run_worker(host.notifier.reply_complete(self.app, summary), group="notify", exit_on_error=False)
+            self.run_worker(self.notifier.reply_complete(self.app, summary), group="notify", exit_on_error=False)
         if event.map_pending:  # the turn goes on: its claim map follows (ClaimsMapped or ClaimsLeftOut)
             self._set_phase(turn, TurnPhase.MAPPING)
         else:
@@ -406,12 +397,11 @@ class TurnController(Widget):
     def _rolled_back(self, turn: ActiveTurn, event: ev.TurnRolledBack) -> None:
         """Undo on screen what the turn showed: its input (back into the box), the reply a redo
         withdrew, its proposals and its resubmissions."""
-        host = self.host
         self._unshow(turn)
         for provider, output in event.outputs.items():
-            host.model_pane(provider).replace_output(output)
+            self.ctx.view.model_pane(provider).replace_output(output)
         if turn.resubmissions_from is not None:
-            log_view = host.resubmissions.log_view
+            log_view = self.ctx.view.resubmissions.log_view
             log_view.sync(log_view.items[: turn.resubmissions_from])
-        host.chat.status.show(CANCELLED)
-        host.chat.input.restore(turn.text)
+        self.ctx.view.chat.status.show(CANCELLED)
+        self.ctx.view.chat.input.restore(turn.text)

@@ -69,7 +69,7 @@ class ChatInput(TextArea):
         # The chat scrolls from the box, which keeps the focus (the box's own paging is rarely needed).
         Binding(
             "pageup",
-            "app.scroll_chat('page_up')",
+            "screen.scroll_chat('page_up')",
             "Chat up",
             id="chat.page_up",
             priority=True,
@@ -78,7 +78,7 @@ class ChatInput(TextArea):
         ),
         Binding(
             "pagedown",
-            "app.scroll_chat('page_down')",
+            "screen.scroll_chat('page_down')",
             "Chat down",
             id="chat.page_down",
             priority=True,
@@ -87,7 +87,7 @@ class ChatInput(TextArea):
         ),
         Binding(
             "ctrl+home",
-            "app.scroll_chat('home')",
+            "screen.scroll_chat('home')",
             "Chat start",
             id="chat.start",
             priority=True,
@@ -96,7 +96,7 @@ class ChatInput(TextArea):
         ),
         Binding(
             "ctrl+end",
-            "app.scroll_chat('end')",
+            "screen.scroll_chat('end')",
             "Chat end",
             id="chat.end",
             priority=True,
@@ -176,13 +176,13 @@ class ChatInput(TextArea):
         self.after_typed(self._send)
 
     def _send(self) -> None:
-        """Hand the question to the app; the keys typed after it wait until it is taken."""
+        """Hand the question to the main screen; the keys typed after it wait until it is taken."""
         if self._held is not None:
             self._held.append(ANOTHER_ENTER)
             return
         self._held = []
-        self.app.post_message(self.Submitted(self, self.text))
-        self.app.call_later(self._release)  # in the app's queue, behind the Submitted
+        self.screen.post_message(self.Submitted(self, self.text))
+        self.screen.call_later(self._release)  # in the screen's queue, behind the Submitted
 
     async def _release(self) -> None:
         """Apply the keys held since Enter, in order; keys arriving meanwhile join the queue."""
@@ -190,8 +190,8 @@ class ChatInput(TextArea):
         while held:
             key = held.pop(0)
             if key is ANOTHER_ENTER:
-                self.app.post_message(self.Submitted(self, self.text))
-                self.app.call_later(self._release)
+                self.screen.post_message(self.Submitted(self, self.text))
+                self.screen.call_later(self._release)
                 return
             await self._apply(key)
         self._held = None
