@@ -174,7 +174,7 @@ async def test_the_line_under_the_reply_names_the_key_that_opens_the_map(home, s
     (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"claims.open": "shift+f10"}))
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:  # reopened: the line comes from the run's record
-        log_view = again.chat.log_view
+        log_view = again.main.chat.log_view
         await wait_until(pilot, lambda: "1 disputed" in rendered_text(log_view.entries[-1].content))
         shown = rendered_text(log_view.entries[-1].content)
         assert "· Shift+F10 opens the map" in shown and "F10 opens" not in shown.replace("Shift+F10", "")

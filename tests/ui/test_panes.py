@@ -348,10 +348,10 @@ async def test_the_chat_names_its_paper_and_follows_a_change(workspace, chatty, 
         line = app.query_one("#chat-paper")
         assert app.main.chat.paper_text.startswith(f"Paper: {sample_pdf.name} · {pages} page")
         assert line.region.width <= 80 and line.region.height == 1
-        app.pdf_actions.select(odd)
+        app.main.pdf_actions.select(odd)
         await pilot.pause()
         assert app.main.chat.paper_text.startswith("Paper: [red]results of a very long study")  # markup inert
         assert line.region.height == 1  # cut with "…" rather than wrapped
-        app.pdf_actions.clear()
+        app.main.pdf_actions.clear()
         await pilot.pause()
         assert app.main.chat.paper_text == "" and not line.display

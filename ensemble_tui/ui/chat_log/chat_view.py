@@ -30,7 +30,6 @@ from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.session import ChatMessage, unchanged_prefix
 from ensemble_tui.core.text.markdown_blocks import keep_line_breaks
 from ensemble_tui.core.text.sanitize import strip_control
-from ensemble_tui.ui.chat_log.claim_lines import claims_line
 from ensemble_tui.ui.chat_log.quote_marks import marked, quotation_clicked, with_marks
 from ensemble_tui.ui.chat_log.rendering import RenderedOnce, markdown, plain
 from ensemble_tui.ui.chat_log.vote_view import vote_table
@@ -42,6 +41,12 @@ OPENING_CHARS = 6_000
 MIN_SHOWN = 4
 NoticeKind = Literal["error", "warning", "info"]
 _NOTICE_MARK: dict[NoticeKind, str] = {"error": "✖ ", "warning": "⚠ ", "info": "• "}
+
+
+def claims_line(summary: str, map_key: str) -> str:
+    """The line under a reply: its map's summary and the key that opens the map, as the action
+    table (with Keymap.json) has it, so a remapped key is the one named (issue 35 polish)."""
+    return f"{summary} · {map_key} opens the map" if map_key else summary
 
 
 def message_renderable(message: ChatMessage, claims: str | None = None) -> RenderableType:

@@ -23,12 +23,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def claims_line(summary: str, map_key: str) -> str:
-    """The line under a reply: its map's summary and the key that opens the map, as the action
-    table (with Keymap.json) has it, so a remapped key is the one named (issue 35 polish)."""
-    return f"{summary} · {map_key} opens the map" if map_key else summary
-
-
 def claim_lines(turns: Sequence[StoredTurn]) -> dict[str, str]:
     """Each final reply's text -> its run's claim map summary, for the runs that have a map."""
     from ensemble_tui.core.claims.model import claims_of
