@@ -3,6 +3,7 @@ tests' temporary folders in memory when there is room."""
 
 from __future__ import annotations
 
+import compileall
 import gc
 import os
 import random
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import ensemble_tui
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
@@ -25,13 +27,17 @@ MEMORY_NEEDED = 2 * 2**30  # a whole run writes ~100 MB; pytest keeps the last t
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Temporary folders (tmp_path: every home, chat and archive the tests write) in memory, on
+    """In the controller (or a run without workers): the package byte-compiled first (below), then
+    the temporary folders (tmp_path: every home, chat and archive the tests write) in memory, on
     /dev/shm when it is there with room to spare. The app flushes each save to disk (settings,
     Session.json, transcripts, SQLite commits): on a shared disk that waiting was most of a fresh
     workspace's opening (170 ms, 22 ms in memory). No check is weaker: a flush matters only for
     power loss, which no test plays (a killed process leaves its writes in the page cache either
     way). The xdist controller picks the folder and its workers use it; `--basetemp` wins."""
-    if hasattr(config, "workerinput") or config.option.basetemp:
+    if hasattr(config, "workerinput"):
+        return
+    byte_compile_the_package()
+    if config.option.basetemp:
         return
     try:
         room = os.statvfs(MEMORY_FOLDER)
@@ -39,6 +45,15 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if room.f_bavail * room.f_frsize >= MEMORY_NEEDED and os.access(MEMORY_FOLDER, os.W_OK):
         tempfile.tempdir = str(MEMORY_FOLDER)
+
+
+def byte_compile_the_package() -> None:
+    """The package's bytecode written once, before the workers start, as `pip install` writes an
+    installed package's. An editable install leaves it to each import, and where
+    PYTHONDONTWRITEBYTECODE is set (this machine's shells, many CI images) nothing ever writes it:
+    every worker and every process a test starts (an `ask`, an app in tmux, a crash-test writer)
+    compiled the package's ~400 modules again, ~0.4 s of CPU each."""
+    compileall.compile_dir(Path(ensemble_tui.__file__).parent, quiet=1)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

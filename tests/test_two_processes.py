@@ -4,27 +4,21 @@ other's, briefly), and the app takes in a turn that `ask` added to its open chat
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+from tests import forked
 from tests.core.helpers import restored_session
+from tests.forked import ForkedCommand
 from tests.support import process_environment, run_command
 
 
-def start_ask(home: Path, question: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "ensemble_tui", "ask", "--demo", "--home", str(home), "--mode", "chatgpt", question],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env=process_environment(home.parent),
-        cwd=home.parent,
-    )
+def start_ask(home: Path, question: str) -> ForkedCommand:
+    """`ensemble-tui ask --demo` in a process of its own (forked with the SDKs imported: tests/forked.py)."""
+    argv = ["ask", "--demo", "--home", str(home), "--mode", "chatgpt", question]
+    return forked.start(argv, process_environment(home.parent), home.parent)
 
 
-def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+def finish(process: ForkedCommand) -> tuple[int, str, str]:
     out, err = process.communicate(timeout=120)
     return process.returncode, out, err
 

@@ -20,6 +20,7 @@ import pytest
 from ensemble_tui.core.store.archive import RunArchive
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator import ScriptedReply, Simulator
+from tests import forked
 from tests.core.helpers import restored_session
 from tests.core.pdf_factory import text_pdf
 from tests.support import run_command
@@ -57,7 +58,9 @@ def start_ask(sim: Simulator, home: Path, *args: str) -> subprocess.Popen[str]:
 def test_eight_parallel_runs_on_one_chat_make_at_most_two_turns_calls(sim: Simulator, home: Path) -> None:
     chat_with_cap(home, CAP)
     sim.openai.default = ScriptedReply("An answer.", usage={"output_tokens": 3_000}, latency_s=0.3)
-    runs = [start_ask(sim, home, "--mode", "chatgpt", f"Q{n}: at the same time") for n in range(8)]
+    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **sim.env}
+    argv = ["ask", "--home", str(home), "--mode", "chatgpt"]  # each a process of its own (tests/forked.py)
+    runs = [forked.start([*argv, f"Q{n}: at the same time"], env, home.parent) for n in range(8)]
     results = [run.communicate(timeout=180) + (run.returncode,) for run in runs]
 
     answered = [out for out, _err, code in results if code == 0]

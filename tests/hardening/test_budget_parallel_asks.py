@@ -2,30 +2,23 @@
 other processes' calls in flight waits for them to settle, instead of a "Budget stop" at
 $5.00 when $0.19 was spent. Eight `ask --demo` runs in the default (All) mode, after one opening
 turn, all answer, and every turn is in the transcript. (A run of four checked the same with less
-contention, for another 35 s of CPU: each process pays the three SDKs' imports, 3-7 s.)"""
+contention. Each run is a process of its own, forked with the SDKs imported: tests/forked.py.)"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import forked
 from tests.core.helpers import restored_session
+from tests.forked import ForkedCommand
 from tests.support import process_environment, run_command
 
 
-def start_ask(home: Path, question: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "ensemble_tui", "ask", "--demo", "--home", str(home), question],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env=process_environment(home.parent),
-        cwd=home.parent,
-    )
+def start_ask(home: Path, question: str) -> ForkedCommand:
+    """`ensemble-tui ask --demo` in a process of its own (forked with the SDKs imported: tests/forked.py)."""
+    return forked.start(["ask", "--demo", "--home", str(home), question], process_environment(home.parent), home.parent)
 
 
 @pytest.mark.parametrize("parallel", [8])
