@@ -10,15 +10,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import random
 import sqlite3
 import subprocess
 import sys
+from multiprocessing.synchronize import Event
+from pathlib import Path
 
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import Reply, Usage
 from ensemble_tui.core.settings import load_settings
-from ensemble_tui.core.store.budget_ledger import release, rows
+from ensemble_tui.core.store.budget_ledger import SqliteLedger, process_start_time, release, rows, tally
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.events import CostUpdated, Notice, ReplyCommitted, RunFailed, StatusChanged
 from ensemble_tui.core.workspace import Workspace
@@ -230,3 +233,35 @@ async def test_calls_reserved_together_are_written_in_one_transaction_each_refus
     await asyncio.gather(*(desk.settle(SettleOp(reservation, 0.01)) for reservation in granted))
     assert transactions == ["write", "write"]
     assert sorted(billed for _row, _worst, billed in ledger_rows(workspace)) == [0.01, 0.01, 0.01]
+
+
+def reserve_and_wait(home: Path, session: str, reserved: Event, finish: Event) -> None:
+    """In a forked process: reserve one call's worst case on the chat, then wait to be told to end."""
+    ledger = SqliteLedger(Workspace.open(home).archive, session, "turn-of-the-forked-process")
+    ledger.reserve(0.0, 5.0, lambda _room: (1_000, 0.25))
+    reserved.set()
+    finish.wait(30)
+
+
+def test_a_forked_process_calls_count_in_flight_while_it_runs_not_as_cut_off(home: Path) -> None:
+    # A process forked from one that had imported the ledger (multiprocessing, a server that
+    # preloads the app, as tests/forked.py does) must name its rows by its own pid and start:
+    # with its parent's start, every other process judged its calls those of a turn cut off.
+    session = Workspace.open(home).session.id
+    context = multiprocessing.get_context("fork")
+    reserved, finish = context.Event(), context.Event()
+    child = context.Process(target=reserve_and_wait, args=(home, session, reserved, finish))
+    child.start()
+    try:
+        assert reserved.wait(30)
+        with Workspace.open(home).archive.writing() as db:
+            counted = tally(db, session)
+            (named,) = db.execute("SELECT pid, process_started FROM budget_reservations").fetchall()
+        own_start = process_start_time(child.pid)
+        assert named[0] == child.pid and own_start is not None
+        assert abs(named[1] - own_start) < 0.5  # its own start, not its parent's (this test's process)
+        assert (counted.in_flight, counted.in_flight_elsewhere, counted.unconfirmed) == (0.25, 0.25, 0.0)
+    finally:
+        finish.set()
+        child.join(30)
+    assert child.exitcode == 0

@@ -28,6 +28,7 @@ not hold across processes.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
@@ -79,13 +80,19 @@ def process_start_time(pid: int) -> float | None:
         return None
 
 
-PROCESS_STARTED = process_start_time(os.getpid()) or time.time()  # with the pid, names this process
+@functools.cache
+def start_of_this_process(pid: int) -> float:
+    """When this process (`pid`, os.getpid()) started: with the pid, it names the process on its
+    rows. Read per pid, not once at import: a process forked from this one (multiprocessing, a
+    server that preloads the app) has a pid and a start of its own, and a start read by its
+    parent would make every other process judge its reservations cut off."""
+    return process_start_time(pid) or time.time()
 
 
-def process_runs(pid: int, started: float) -> bool:
+def process_runs(pid: int, started_at: float) -> bool:
     """Whether the process that wrote a row (its pid and start time) still runs."""
     if pid == os.getpid():
-        return abs(started - PROCESS_STARTED) <= START_TOLERANCE_S
+        return abs(started_at - start_of_this_process(pid)) <= START_TOLERANCE_S
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -95,7 +102,7 @@ def process_runs(pid: int, started: float) -> bool:
     except OSError:
         return False
     actual = process_start_time(pid)
-    return actual is None or abs(actual - started) <= START_TOLERANCE_S
+    return actual is None or abs(actual - started_at) <= START_TOLERANCE_S
 
 
 @dataclass(frozen=True)
@@ -296,7 +303,7 @@ class SqliteLedger:
         tokens, worst = _grant(counted, cap, size)
         cursor = db.execute(
             "INSERT INTO budget_reservations (session, turn, pid, process_started, worst_usd) VALUES (?, ?, ?, ?, ?)",
-            (self.session, self.turn, os.getpid(), PROCESS_STARTED, worst),
+            (self.session, self.turn, os.getpid(), start_of_this_process(os.getpid()), worst),
         )
         row = int(cursor.lastrowid or 0)
         return Reservation(row, tokens, worst, counted.unconfirmed, counted.unconfirmed_since)
