@@ -8,8 +8,8 @@ from textual.widgets import Checkbox, Input, Select, Static
 
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.app import EnsembleApp
-from ensemble_tui.ui.panes import settings as settings_pane
 from ensemble_tui.ui.notify import RecordingNotifier
+from ensemble_tui.ui.panes import settings as settings_pane
 from tests.ui.conftest import SIZE, restarted_app, settle, show_pane, wait_until
 
 
