@@ -4,6 +4,7 @@ start; text typed and not sent survives a quit and a crash, kept a moment behind
 from __future__ import annotations
 
 import json
+import threading
 
 from ensemble_tui.core.store.drafts import DraftStore
 from ensemble_tui.ui.drafts import DRAFT_DELAY_S
@@ -87,3 +88,27 @@ async def test_a_sent_question_is_kept_until_its_turn_is_saved_then_the_draft_is
         await wait_until(pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 2)
         await pilot.pause(DRAFT_DELAY_S + 0.4)
         assert DraftStore(home / "Drafts").load(app.main.chat_id).empty  # answered: nothing left to give back
+
+
+async def test_keys_typed_while_the_draft_is_written_show_at_once(workspace, chatty, make_app, home, monkeypatch):
+    """A slow disk under the draft's save does not hold up the keys typed meanwhile (bench 4.d)."""
+    started, released, outcomes = threading.Event(), threading.Event(), []
+    real_save = DraftStore.save
+
+    def slow_save(self, chat_id, draft):
+        started.set()
+        outcomes.append("written" if released.wait(5) else "the keys waited for the disk")
+        real_save(self, chat_id, draft)
+
+    monkeypatch.setattr(DraftStore, "save", slow_save)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "First")
+        await wait_until(pilot, started.is_set)  # the draft's save is under way, on a slow disk
+        await type_text(pilot, " more")
+        assert app.main.chat.input.text == "First more"
+        released.set()
+        draft_file = home / "Drafts" / f"{app.main.chat_id}.json"
+        await wait_until(pilot, draft_file.exists)
+        assert json.loads(draft_file.read_text(encoding="utf-8"))["text"].startswith("First")
+    assert outcomes[0] == "written"

@@ -77,20 +77,35 @@ def normalised(text: str) -> tuple[str, Sequence[int]]:
     character of the result (and one past its end), the index in `text` it came from."""
     if text.isascii():  # the common case, kept cheap: a long chat's history passes through here
         return text.lower(), range(len(text) + 1)
+    # Mostly ASCII with a few dashes, quotes or symbols: the ASCII runs are lowered whole (one
+    # character each way) and only the other characters are folded one by one. Per character,
+    # five 50 KB proposals took ~80 ms of CPU on the app's loop before the claim map's call.
     chars: list[str] = []
     origin: list[int] = []
-    for index, char in enumerate(text):
-        if char.isascii():  # the common case, kept cheap: a long chat's history passes through here
-            chars.append(char.lower())
-            origin.append(index)
-            continue
+    kept = 0
+    for run in _ASCII_RUN.finditer(text):
+        start, end = run.span()
+        _fold_each(text, kept, start, chars, origin)
+        chars.append(run.group().lower())
+        origin.extend(range(start, end))
+        kept = end
+    _fold_each(text, kept, len(text), chars, origin)
+    origin.append(len(text))
+    return "".join(chars), origin
+
+
+_ASCII_RUN = re.compile(r"[\x00-\x7f]+")
+
+
+def _fold_each(text: str, start: int, end: int, chars: list[str], origin: list[int]) -> None:
+    """Fold the non-ASCII characters `text[start:end]` into `chars`, with their origins."""
+    for index in range(start, end):
+        char = text[index]
         if unicodedata.category(char) == "Cf":  # zero-width, joiners, bidi marks and overrides, soft hyphen
             continue
         folded = unicodedata.normalize("NFKC", char).casefold().translate(_LOOKALIKES)
         chars.append(folded)
         origin.extend([index] * len(folded))
-    origin.append(len(text))
-    return "".join(chars), origin
 
 
 def _parts(name: str) -> list[str]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import AsyncGenerator, Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ensemble_tui.core.turn.events import TurnEvent
+if TYPE_CHECKING:  # annotations only: the status line imports TurnPhase before the first frame
+    from ensemble_tui.core.turn.events import TurnEvent
 
 _END = object()
 

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ensemble_tui.core.chat.session import ChatMessage, fork_phrase
-from ensemble_tui.core.store.fork import ForkError, fork_chat, question_number
 from ensemble_tui.ui.actions.context import AppContext
 
 
@@ -66,6 +65,8 @@ class MessageCursor:
         """The question's text into the box; sending it makes the branch."""
         ctx = self.ctx
         history = ctx.workspace.session.history
+        from ensemble_tui.core.store.fork import question_number  # when first used, not at start-up
+
         number = question_number(history, index)
         self.pending = PendingEdit(ctx.workspace.session.id, number - 1)
         chat_input = ctx.view.chat.input
@@ -78,6 +79,8 @@ class MessageCursor:
     def fork_here(self, index: int) -> None:
         """A new chat with the turns up to and including this question, ready for the next one."""
         ctx = self.ctx
+        from ensemble_tui.core.store.fork import question_number  # when first used, not at start-up
+
         number = question_number(ctx.workspace.session.history, index)
         if self._branch(number):
             ctx.view.chat.input.focus()
@@ -96,6 +99,8 @@ class MessageCursor:
         if self.busy():
             ctx.app.notify("A reply is under way: branch once it is in.", severity="warning", markup=False)
             return False
+        from ensemble_tui.core.store.fork import ForkError, fork_chat  # when first used, not at start-up
+
         try:
             ctx.workspace.session = fork_chat(ctx.workspace.store, ctx.workspace.session, after)
         except (ForkError, OSError) as exc:

@@ -16,7 +16,6 @@ from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.ui.actions.context import AppContext
 from ensemble_tui.ui.chat_log.chat_view import ChatEntry
 from ensemble_tui.ui.chat_log.rendering import http_links, is_http_url
-from ensemble_tui.ui.screens.links import LinkPicker
 
 
 class ReplyActions:
@@ -93,6 +92,8 @@ class ReplyActions:
         if not urls:
             self.ctx.say("The last reply has no http(s) links.")
             return
+        from ensemble_tui.ui.screens.links import LinkPicker  # when first used, not at start-up
+
         self.ctx.app.push_screen(LinkPicker(urls), self._link_chosen)
 
     def _link_chosen(self, url: str | None) -> None:

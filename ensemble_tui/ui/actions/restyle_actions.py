@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.session import SessionData
-from ensemble_tui.core.records.restyle import RestyleRefused, RestyleSource, restyle_source
 from ensemble_tui.ui.actions.context import AppContext
 
 if TYPE_CHECKING:
+    from ensemble_tui.core.records.restyle import RestyleSource
     from ensemble_tui.ui.turns.turn_controller import TurnController
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,9 @@ class Restyling:
         except sqlite3.Error as exc:  # not cached: the next ask tries again
             log.warning("reading the run archive for a restyle: %s", exc)
             return f"Cannot read the run archive: {exc}"
+        # Imported when a restyle is first asked for, not before the first frame (start-up).
+        from ensemble_tui.core.records.restyle import RestyleRefused, restyle_source
+
         try:
             found: RestyleSource | str = restyle_source(session, records)
         except RestyleRefused as exc:
