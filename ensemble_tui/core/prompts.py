@@ -39,6 +39,16 @@ class PromptLibrary:
 
     folder: Path
     warnings: list[str] = field(default_factory=list)  # placeholder typos found, one line each
+    # A turn's copy (`for_turn`) keeps each file's text as first read; None: read on every use.
+    _texts: dict[str, str] | None = field(default=None, repr=False, compare=False)
+
+    def for_turn(self) -> PromptLibrary:
+        """The library as one turn sees it: each file read once, when the turn first needs it.
+        A wave of five calls otherwise reads 15 files again (a proposer's prompt and the two it
+        includes), between one wave's answers and the next wave's requests (bench row 1); and
+        every call of a turn is asked with the same prompts even if a file is edited meanwhile.
+        Warnings go to this library's list."""
+        return PromptLibrary(self.folder, self.warnings, {})
 
     def _lint(self, relative: str, text: str) -> None:
         for found, meant in placeholder_typos(text):
@@ -50,6 +60,14 @@ class PromptLibrary:
                 self.warnings.append(line)
 
     def _read(self, relative: str) -> str:
+        if self._texts is not None and (kept := self._texts.get(relative)) is not None:
+            return kept
+        text = self._read_file(relative)
+        if self._texts is not None:
+            self._texts[relative] = text
+        return text
+
+    def _read_file(self, relative: str) -> str:
         path = self.folder / relative
         try:
             return path.read_text(encoding="utf-8")

@@ -119,9 +119,9 @@ class SdkProvider:
         """Import the SDK, build the client and the SDK models a call uses (`warm_models`) now,
         on the provider loop, without a request: the first call otherwise pays for the import (up
         to a second for anthropic or google-genai) and the models' builds. All in one go, with no
-        await: the warm-ups queued together
-        (core/turn/warm_up.py) run back to back, ahead of any call queued meanwhile, so the
-        first calls' requests leave together."""
+        await: warm-ups queued together (`ask`: core/turn/warm_up.py's `warm_up_all`) run back
+        to back, ahead of any call queued meanwhile, so the first calls' requests leave together;
+        queued one at a time (the app: `warm_up_each`), a call queued meanwhile goes next."""
         await on_io_loop(self._warm_up())
 
     async def _warm_up(self) -> None:

@@ -36,7 +36,7 @@ async def warm_up_providers(
     started meanwhile owns the collector; its end settles it (`turn_on_screen` says whether one is
     on screen).
     """
-    from ensemble_tui.core.turn.warm_up import Warmable, warm_up_all
+    from ensemble_tui.core.turn.warm_up import Warmable, warm_up_each
 
     modules = [module for module in TURN_MODULES if module not in sys.modules]
     sdks = any(isinstance(provider, Warmable) for provider in providers.values())
@@ -46,7 +46,7 @@ async def warm_up_providers(
     try:
         for module in modules:
             await asyncio.to_thread(importlib.import_module, module)
-        await warm_up_all(providers)
+        await warm_up_each(providers)  # one provider a step: a question asked meanwhile cuts in
     finally:
         if not turn_on_screen():
             collector.resume()

@@ -4,7 +4,10 @@ loopback simulator."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -168,3 +171,47 @@ def run_ask(home: Path, *argv: str) -> tuple[int, Workspace]:
     args = build_parser().parse_args(["ask", "--home", str(home), "--demo", "--new", *argv])
     with command_context(args, ask.NEEDS) as context:
         return ask.run(args, context), context.workspace
+
+
+class Collector:
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def freeze_now(self) -> None: ...
+
+
+class ImportingOnTheProviderLoop:
+    """A provider whose warm-up holds the provider loop a while, as an SDK's import does."""
+
+    def __init__(self, name: str, steps: list[str]) -> None:
+        self.name = name
+        self.steps = steps
+        self.started = threading.Event()
+
+    async def warm_up(self) -> None:
+        from ensemble_tui.providers.io_loop import on_io_loop
+
+        async def importing() -> None:
+            self.started.set()
+            time.sleep(0.3)  # holds the provider loop, as an import does
+            self.steps.append(f"warm {self.name}")
+
+        await on_io_loop(importing())
+
+
+async def test_a_question_asked_during_the_apps_warm_up_waits_for_one_import_not_all():
+    """The app's warm-up warms one provider at a time: a call queued while the first SDK imports
+    goes out next, before the other providers' imports (anthropic's alone is ~2 s of CPU)."""
+    from ensemble_tui.providers.io_loop import on_io_loop
+    from ensemble_tui.ui.warm_up import warm_up_providers
+
+    steps: list[str] = []
+    providers = {name: ImportingOnTheProviderLoop(name, steps) for name in ("A", "B", "C")}
+    warming = asyncio.ensure_future(warm_up_providers(providers, Collector(), lambda: False))
+    await asyncio.to_thread(providers["A"].started.wait, 10)  # A's import holds the provider loop
+
+    async def call() -> None:
+        steps.append("call")
+
+    await on_io_loop(call())
+    await warming
+    assert steps == ["warm A", "call", "warm B", "warm C"]

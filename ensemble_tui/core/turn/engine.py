@@ -369,7 +369,8 @@ class Engine:
         participants = workspace.participants(mode)
         multi = mode.is_multi
         entry = STYLES[style]
-        workspace.prompts.check(
+        prompts = workspace.prompts.for_turn()  # each file read once a turn
+        prompts.check(
             participants,
             aggregator=multi and entry.uses_aggregator_prompts,
             deliberation=entry.prompts if multi else (),
@@ -383,7 +384,7 @@ class Engine:
             providers=workspace.providers,
             configs=workspace.configs,
             settings=workspace.settings,
-            prompts=workspace.prompts,
+            prompts=prompts,
             cache=workspace.paths.cache,
             policy=CallPolicy(self.retry, self.rng, self.sleep, self.timeout_s),
             ledger=SqliteLedger(workspace.archive, workspace.session.id, uuid.uuid4().hex),
