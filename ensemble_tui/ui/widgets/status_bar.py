@@ -32,6 +32,7 @@ from ensemble_tui.ui.chat_log.rendering import plain
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_S = 0.125
+HOLD_WIDTHS_S = 0.5  # the longest a run's first line waits for the turn's first news to resize its parts
 
 
 def elapsed_text(seconds: float) -> str:
@@ -229,7 +230,8 @@ class StatusBar(Horizontal):
         self._paint()
 
     def _tick(self) -> None:
-        self._hold_widths = False
+        if self.run is not None and time.monotonic() - self.run.started >= HOLD_WIDTHS_S:
+            self._hold_widths = False
         self._frame = (self._frame + 1) % len(SPINNER)
         self._paint()
 
@@ -251,8 +253,9 @@ class StatusBar(Horizontal):
         if self._hold_widths and self._shown is not None and self._shown != (plan.style, plan.cost):
             # A run's first line ("Starting…") keeps the style and cost as they are, its phase
             # cut with "…" if need be, instead of a layout of the whole screen of its own: the
-            # turn's first news (the question in the chat, its status, its cost or the spinner's
-            # first tick, 125 ms) comes with a layout anyway, and the widths change with it.
+            # turn's first news (the question in the chat and its status, its cost; at the latest
+            # the spinner's tick after HOLD_WIDTHS_S) comes with a layout anyway, and the widths
+            # change with it.
             room = self.content_size.width - sum(
                 form.cell_len + widget.styles.margin.width
                 for form, widget in zip(self._shown, (style_widget, cost_widget), strict=True)
