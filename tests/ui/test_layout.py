@@ -145,6 +145,27 @@ def test_the_phase_is_cut_before_the_elapsed_time_or_how_to_cancel():
     assert plan.status.plain.endswith("…  12s · Esc cancels")
 
 
+async def test_a_runs_first_line_leaves_the_style_in_place_until_the_turns_first_news(workspace, chatty, make_app):
+    """Issue 36 (row 3): the style gives its room to the run line when the turn's first news
+    comes (with the question's own layout), not at Enter; meanwhile the line still ends with how
+    to cancel, its phase cut if need be."""
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        status = app.main.chat.status
+        status.follow(ActiveTurn(1, Mode.ALL, "Question"), hint="Esc cancels")
+        status.show("Starting All with the paper and every proposer of the chat…")  # no room for the style
+        await pilot.pause()
+        text = app.query_one("#status-text")
+        assert app.query_one("#status-style").display  # still where it was
+        assert str(text.content).endswith("Esc cancels")
+        assert text.content.cell_len <= text.content_size.width
+        status.update_status("Collecting replies… (1/3)", ["ChatGPT"], ["Claude", "Gemini"])
+        await pilot.pause()
+        assert not app.query_one("#status-style").display  # the style went first
+        assert "(1/3)" in str(app.query_one("#status-text").content)
+
+
 async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SMALL) as pilot:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from rich.text import Text
@@ -32,6 +32,7 @@ from ensemble_tui.ui.chat_log.rendering import plain
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_S = 0.125
+HOLD_WIDTHS_S = 0.5  # the longest a run's first line waits for the turn's first news to resize its parts
 
 
 def elapsed_text(seconds: float) -> str:
@@ -132,6 +133,9 @@ class StatusBar(Horizontal):
         self._unconfirmed = 0.0  # what a turn cut off by a crash still holds (issue 34 §2)
         self._style = ("Aggregator", True)
         self._shown: tuple[Text | None, Text | None] | None = None  # the right-hand parts on screen
+        # A run has just started: the right-hand parts keep their widths until the line's next
+        # news (see `_paint`).
+        self._hold_widths = False
 
     def compose(self) -> ComposeResult:
         plan = plan_line(self._parts(), 0, 0, 0)
@@ -160,6 +164,7 @@ class StatusBar(Horizontal):
     def follow(self, run: Run | None, hint: str = "") -> None:
         """Show `run` (None: no run): while there is one the spinner turns and the clock counts
         from its start, with `hint` (how to cancel); who answered and a retry are cleared."""
+        self._hold_widths = run is not None and run is not self.run
         self.run = run
         self.hint = hint if run is not None else ""
         self.retry = ""
@@ -191,6 +196,7 @@ class StatusBar(Horizontal):
             self._paint()
 
     def update_status(self, text: str, answered: Sequence[str] = (), waiting: Sequence[str] = ()) -> None:
+        self._hold_widths = False
         self._text = text
         self.answered, self.waiting = tuple(answered), tuple(waiting)
         self._paint()
@@ -198,12 +204,14 @@ class StatusBar(Horizontal):
     def set_retry(self, text: str) -> None:
         """Show a retry under way beside the elapsed time ("" clears it); the run's end clears it."""
         self.retry = text
+        self._hold_widths = False
         self._paint()
 
     def set_cost(self, usd: float, *, simulated: bool | None = None) -> None:
         """Show the chat's cost; `simulated` (None: as before) labels it as a demo's, what real
         providers would charge."""
         self._cost = usd
+        self._hold_widths = False
         if simulated is not None:
             self._simulated = simulated
         self._paint()
@@ -222,6 +230,8 @@ class StatusBar(Horizontal):
         self._paint()
 
     def _tick(self) -> None:
+        if self.run is not None and time.monotonic() - self.run.started >= HOLD_WIDTHS_S:
+            self._hold_widths = False
         self._frame = (self._frame + 1) % len(SPINNER)
         self._paint()
 
@@ -240,6 +250,22 @@ class StatusBar(Horizontal):
             style_widget.styles.margin.width,
             cost_widget.styles.margin.width,
         )
+        if self._hold_widths and self._shown is not None and self._shown != (plan.style, plan.cost):
+            # A run's first line ("Starting…") keeps the style and cost as they are, its phase
+            # cut with "…" if need be, instead of a layout of the whole screen of its own: the
+            # turn's first news (the question in the chat and its status, its cost; at the latest
+            # the spinner's tick after HOLD_WIDTHS_S) comes with a layout anyway, and the widths
+            # change with it.
+            room = self.content_size.width - sum(
+                form.cell_len + widget.styles.margin.width
+                for form, widget in zip(self._shown, (style_widget, cost_widget), strict=True)
+                if form is not None
+            )
+            blank = (Text(end=""), Text(end=""))
+            parts = replace(self._parts(), style=blank, cost=blank)
+            plan = plan_line(parts, max(1, room), 0, 0)
+            self.query_one("#status-text", Static).update(plan.status, layout=False)
+            return
         if self._shown != (plan.style, plan.cost):
             before = self._shown
             self._shown = (plan.style, plan.cost)
