@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -33,7 +34,16 @@ class Slow:
     seconds: float
 
 
-Step = Reply | ProviderError | Hang | Slow | str | Callable[[CallRequest], "Reply | str"]
+@dataclass
+class Held:
+    """Answer `reply` only once the test sets `release`: a test that must act while a call is
+    under way does not race the machine's load."""
+
+    reply: Reply | Callable[[CallRequest], Reply]
+    release: threading.Event = field(default_factory=threading.Event)
+
+
+Step = Reply | ProviderError | Hang | Slow | Held | str | Callable[[CallRequest], "Reply | str"]
 
 # Marker phrases from the shipped prompts, checked in order, that tell a request's role.
 _ROLE_MARKERS: list[tuple[str, str]] = [
@@ -86,7 +96,7 @@ class ScriptedProvider:
             if self.default is None:
                 raise AssertionError(f"{self.label}: unscripted {role} call")
             step = self.default if role != "aggregator" else "FINAL REPLY:\n" + self.default
-        if callable(step) and not isinstance(step, (Reply, ProviderError, Hang, Slow)):
+        if callable(step) and not isinstance(step, (Reply, ProviderError, Hang, Slow, Held)):
             step = step(request)
         if isinstance(step, str):
             step = Reply(step, Usage(input_tokens=1000, output_tokens=200))
@@ -95,6 +105,10 @@ class ScriptedProvider:
         if isinstance(step, Slow):
             await asyncio.sleep(step.seconds)
             step = step.reply
+        if isinstance(step, Held):
+            while not step.release.is_set():
+                await asyncio.sleep(0.01)
+            step = step.reply if isinstance(step.reply, Reply) else step.reply(request)
         if isinstance(step, ProviderError):
             raise step
         return step
