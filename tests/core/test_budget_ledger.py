@@ -27,7 +27,7 @@ from ensemble_tui.core.turn.events import CostUpdated, Notice, ReplyCommitted, R
 from ensemble_tui.core.workspace import Workspace
 from tests.core.helpers import of_type, run_turn
 from tests.core.pdf_factory import text_pdf
-from tests.support import Hang, ScriptedProvider, Slow, no_sleep
+from tests.support import Hang, Held, ScriptedProvider, no_sleep
 
 
 def attach(workspace: Workspace, *steps: object) -> ScriptedProvider:
@@ -51,13 +51,18 @@ async def test_a_call_kept_out_only_by_a_call_in_flight_waits_for_it_then_goes(h
     assert first.session.id == second.session.id
     first.update_settings(budget_usd=1.0)
     second.update_settings(budget_usd=1.0)
-    slow = attach(first, Slow(Reply("first answer", Usage(input_tokens=100, output_tokens=100)), 0.5))
+    held = Held(Reply("first answer", Usage(input_tokens=100, output_tokens=100)))
+    slow = attach(first, held)
     other = attach(second, Reply("second answer", Usage(input_tokens=100, output_tokens=100)))
 
     running = asyncio.create_task(run_turn(engine(first), Mode.CHATGPT, "first"))
     while not slow.calls:  # the first call is out, its worst case (the whole $1) reserved
         await asyncio.sleep(0.01)
-    waited = await run_turn(engine(second), Mode.CHATGPT, "second")
+    waited = []
+    async for event in engine(second).run(Mode.CHATGPT, "second"):
+        waited.append(event)
+        if isinstance(event, StatusChanged) and "waiting for calls in flight" in event.text:
+            held.release.set()  # the first call answers only once the second is seen waiting
     statuses = [event.text for event in of_type(waited, StatusChanged)]
     assert any("waiting for calls in flight" in text for text in statuses), statuses
     assert of_type(waited, ReplyCommitted) and not of_type(waited, RunFailed)
