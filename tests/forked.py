@@ -14,6 +14,7 @@ own shows (its exit, the console entry point, a terminal) still spawns `python -
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -69,7 +70,11 @@ class ForkedCommand:
         self._process = _context.Process(
             target=_run_cli, args=(argv, environment, str(cwd), str(self._out), str(self._err))
         )
-        self._process.start()
+        # The forkserver's resource tracker hands the caller's stderr to its child. Inside
+        # `App.run_test` that is Textual's print capture, whose fileno() is -1, and the start
+        # fails ("bad value(s) in fds_to_keep") unless an earlier test had started the server.
+        with contextlib.redirect_stderr(sys.__stderr__):
+            self._process.start()
         self.pid = self._process.pid
 
     @property

@@ -37,7 +37,7 @@ async def test_a_council_turn_in_the_app_against_the_simulator(home, sample_pdf)
                 await pilot.press("f7")
                 await type_text(pilot, "Which claim holds?")
                 await pilot.press("f5")
-                await settle(pilot, timeout=30)
+                await settle(pilot)
                 reply = workspace.session.history[-1]
                 assert reply.role == "assistant" and "from the ChatGPT chair" in reply.text
                 rankings = [r for r in sim.requests if "FINAL RANKING:" in r.last_user_text]

@@ -27,7 +27,7 @@ async def test_f11_sends_in_auto_and_the_reply_says_whether_it_escalated(home, s
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "What does the paper say about anonymity?")
             await pilot.press("f11")
-            await settle(pilot, timeout=30)
+            await settle(pilot)
             shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "auto · 2 calls · agreed" in shown
             assert (proposals(sim, "openai"), proposals(sim, "anthropic"), proposals(sim, "gemini")) == (2, 0, 0)
@@ -36,7 +36,7 @@ async def test_f11_sends_in_auto_and_the_reply_says_whether_it_escalated(home, s
 
             await type_text(pilot, "And what does HERON-7 show?")
             await pilot.click(f"#{button_id(Mode.AUTO)}")
-            await settle(pilot, timeout=30)
+            await settle(pilot)
             shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "auto · escalated: 1 disputed claim" in shown
             # ChatGPT's two samples were reused: no third ChatGPT proposal; the others asked once

@@ -46,10 +46,10 @@ async def test_four_all_turns_cancelled_with_escape_leave_the_chat_usable_and_ch
                 for n in range(4):
                     await type_text(pilot, f"Cancelled question {n}")
                     await pilot.press("f5")
-                    await wait_until(pilot, lambda: WAITING in status(app), timeout=15)
+                    await wait_until(pilot, lambda: WAITING in status(app))
                     await pilot.pause(0.5)  # the three proposals are asked for, as the Esc 0.8 s in
                     await pilot.press("escape")
-                    await settle(pilot, timeout=15)
+                    await settle(pilot)
                     assert workspace.session.history == []  # nothing of a cancelled turn is kept
                     app.main.chat.input.clear()  # Esc put the question back in the box
                 after_cancels = shown_cost(app)
@@ -58,7 +58,7 @@ async def test_four_all_turns_cancelled_with_escape_leave_the_chat_usable_and_ch
                 sim.latency = (0.0, 0.0)
                 await type_text(pilot, "Answered question")
                 await pilot.press("f5")
-                await settle(pilot, timeout=30)
+                await settle(pilot)
 
                 history = workspace.session.history
                 assert [m.role for m in history] == ["user", "assistant"], [m.failure for m in history]

@@ -49,7 +49,7 @@ async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(ho
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
-            await settle(pilot, timeout=30)
+            await settle(pilot)
             shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "1 disputed" in shown and "confidence medium" in shown  # the line under the reply
             await pilot.press("f10")
@@ -80,7 +80,7 @@ async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home,
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
-            await settle(pilot, timeout=30)
+            await settle(pilot)
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
         log_view = again.main.chat.log_view
@@ -120,7 +120,7 @@ async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
-            await wait_until(pilot, lambda: "Drawing the claim map" in app.main.chat.status.text, timeout=20)
+            await wait_until(pilot, lambda: "Drawing the claim map" in app.main.chat.status.text)
             assert (
                 app.main.turns.may_send and app.main.turns.map_pending
             )  # the reply is in: the next question may be sent
@@ -128,7 +128,7 @@ async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_
             await pilot.press("f10")  # open while the map is drawn: it fills when it comes
             await wait_until(pilot, lambda: on_claims(app))
             assert not list(app.screen.query(ClaimCard))
-            await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))), timeout=20)
+            await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))))
             assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
             assert app.main.chat.status.text.startswith("Reply complete (All")
             assert app.main.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
@@ -143,7 +143,7 @@ async def test_at_80x24_up_and_down_move_between_claims_and_show_each_whole(home
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=(80, 24)) as pilot:
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
-            await settle(pilot, timeout=30)
+            await settle(pilot)
             await pilot.press("f10")
             await wait_until(pilot, lambda: on_claims(app))
             cards = list(app.screen.query(ClaimCard))
@@ -168,7 +168,7 @@ async def test_the_line_under_the_reply_names_the_key_that_opens_the_map(home, s
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
-            await settle(pilot, timeout=30)
+            await settle(pilot)
             shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "1 disputed" in shown and "· F10 opens the map" in shown
     (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"claims.open": "shift+f10"}))

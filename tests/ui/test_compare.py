@@ -160,7 +160,7 @@ async def test_with_the_chats_pdf_each_column_says_how_its_quotes_fared(workspac
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "What did they measure?")
         screen = await open_compare(pilot)
-        await wait_until(pilot, lambda: "checking" not in "".join(header(c) for c in screen.columns()), timeout=10)
+        await wait_until(pilot, lambda: "checking" not in "".join(header(c) for c in screen.columns()))
         by_author = {c.proposal.author: header(c) for c in screen.columns()}
         assert "Quotes: 1 checked, 1 found" in by_author["ChatGPT"]
         assert "1 not in the paper" in by_author["Claude"]

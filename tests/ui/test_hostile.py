@@ -61,7 +61,7 @@ async def test_a_huge_reply_is_plain_text_and_does_not_stall(workspace, chatty, 
         await type_text(pilot, "Big one")
         started = time.monotonic()
         await pilot.press("f3")
-        await settle(pilot, timeout=20)
+        await settle(pilot)
         reply = list(app.query(ChatEntry))[-1]
         assert isinstance(reply.content, Text)  # beyond the Markdown limit: plain, cheap
         assert time.monotonic() - started < 10

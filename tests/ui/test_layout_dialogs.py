@@ -42,7 +42,7 @@ async def open_picker(pilot) -> PdfPicker:
     listing = picker.listing
     # The folder is read in a thread; the highlight then moves to its first PDF.
     await wait_until(
-        pilot, lambda: listing.highlighted is not None and listed(picker)[listing.highlighted] != "..", timeout=10
+        pilot, lambda: listing.highlighted is not None and listed(picker)[listing.highlighted] != "..", timeout=30
     )
     return picker
 
@@ -69,7 +69,7 @@ async def test_the_picker_lists_the_folder_and_one_enter_chooses_a_pdf(workspace
         for widget in picker.query("InputBar > *"):
             assert widget.region.height == 3  # the filter no longer drawn a letter per line
         await pilot.press("enter")
-        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker), timeout=10)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker))
         assert workspace.session.pdf_path == str(papers / "attention.pdf")
 
 
@@ -81,7 +81,7 @@ async def test_a_typed_name_goes_to_the_path_box_without_tab(workspace, chatty, 
         await pilot.press(*"attention.pdf")
         assert picker.path_box.value == "attention.pdf"  # the first letter too
         await pilot.press("enter")
-        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker), timeout=10)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker))
         assert workspace.session.pdf_path == str(papers / "attention.pdf")
 
 
@@ -91,7 +91,7 @@ async def test_a_typed_path_from_home_is_accepted(workspace, chatty, make_app, p
     async with app.run_test(size=(80, 24)) as pilot:
         await open_picker(pilot)
         await pilot.press(*"~/papers/attention.pdf", "enter")
-        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker), timeout=10)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker))
         assert workspace.session.pdf_path == str(papers / "attention.pdf")
 
 
@@ -114,7 +114,7 @@ async def test_a_missing_path_and_a_non_pdf_are_refused_in_the_dialog(workspace,
         assert "notes.pdf is not a PDF" in picker.message
         assert workspace.session.pdf_path is None
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker), timeout=10)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker))
 
 
 async def test_enter_on_a_folder_opens_it(workspace, chatty, make_app, papers):
@@ -137,7 +137,7 @@ async def test_after_the_picker_the_pane_open_before_is_shown(workspace, chatty,
         await show_pane(pilot, pane)
         await open_picker(pilot)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker), timeout=10)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker))
         await pilot.pause()
         assert app.main.tabs.active == pane
         assert workspace.session.pdf_path == str(papers / "attention.pdf")
@@ -274,5 +274,5 @@ async def test_the_picker_names_the_home_folder_and_says_when_a_folder_has_no_pd
         await wait_until(pilot, lambda: isinstance(app.screen, PdfPicker))
         picker = app.screen
         line = picker.query_one("#pdf-picker-empty")
-        await wait_until(pilot, lambda: line.display, timeout=10)
+        await wait_until(pilot, lambda: line.display)
         assert str(line.content) == NO_PDFS and "~/." not in str(picker.query_one(FolderLine).content)

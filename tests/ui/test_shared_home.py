@@ -27,7 +27,7 @@ async def test_the_app_shows_a_turn_that_ask_added_and_appends_its_own_after_it(
         await type_text(pilot, "From the app, second")
         await pilot.press("f12")
         await wait_until(
-            pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 6, timeout=15
+            pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 6, timeout=30
         )
         await settle(pilot)
         shown = [(m.role, m.text) for m in app.main.chat.log_view.items]

@@ -121,7 +121,7 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         session.wait_for("Ready.", timeout=30)
         session.keys("-l", "What is the main claim?")
         session.keys("Enter")
-        running = session.wait_for("Esc cancels", timeout=10)  # the status line says how to cancel
+        running = session.wait_for("Esc cancels", timeout=30)  # the status line says how to cancel
         assert "■ All" in running  # the running action is marked
         screen = session.wait_for("Simulated final reply", timeout=60)
         screen = session.wait_for("Reply complete (All", timeout=30)  # then "Claims mapped." if the map is late
@@ -132,16 +132,16 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         assert saved.resubmissions and saved.last_mode == "all"
         assert set(saved.last_outputs) == {"ChatGPT", "Claude", "Gemini"}  # Ollama does not join All
         session.keys("F8")
-        session.wait_for("Style Critique & vote", timeout=5)
+        session.wait_for("Style Critique & vote", timeout=30)
         session.keys("-l", "And locally?")
         session.keys("S-F1")
         screen = session.wait_for("Reply complete (Ollama", timeout=30)
         assert "Style Critique & vote (multi-model turns only)" in screen
         session.keys("C-r")
-        screen = session.wait_for("Run report · run 2 of 2 · Ollama", timeout=10)
+        screen = session.wait_for("Run report · run 2 of 2 · Ollama", timeout=30)
         assert "1. All · final · What is the main claim?" in screen
         session.keys("Escape")
-        session.wait_for("^r Report", timeout=5)
+        session.wait_for("^r Report", timeout=30)
         session.keys("C-q")
         deadline = time.monotonic() + 15
         while not marker.exists() and time.monotonic() < deadline:
@@ -201,9 +201,9 @@ def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path
         # Ctrl+Q during a run asks; Ctrl+Q again quits; the question is back at the next start.
         session.keys("-l", "A question asked as I quit")
         session.keys("F5")
-        session.wait_for("· Esc cancels", timeout=10)  # the status line's, not a notice's
+        session.wait_for("· Esc cancels", timeout=30)  # the status line's, not a notice's
         session.keys("C-q")
-        session.wait_for("Quit anyway?", timeout=5)
+        session.wait_for("Quit anyway?", timeout=30)
         session.keys("C-q")
         deadline = time.monotonic() + 15
         while "Quit anyway?" in session.screen() and time.monotonic() < deadline:

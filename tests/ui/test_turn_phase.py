@@ -50,7 +50,7 @@ async def test_the_quit_dialog_follows_the_turn_from_its_reply_to_its_map(home):
         assert dialog_question(app) == QUESTION
         final.release.set()
         # the reply is kept while the dialog is open: it no longer says a reply is under way
-        await wait_until(pilot, lambda: app.main.turns.map_pending, timeout=20)
+        await wait_until(pilot, lambda: app.main.turns.map_pending)
         assert (
             app.main.turns.may_send
             and app.main.turns.turn is not None
@@ -58,7 +58,7 @@ async def test_the_quit_dialog_follows_the_turn_from_its_reply_to_its_map(home):
         )
         await wait_until(pilot, lambda: dialog_question(app) == MAPPING_QUESTION)
         claim_map.release.set()
-        await wait_until(pilot, lambda: app.main.turns.turn is None, timeout=20)  # the map came
+        await wait_until(pilot, lambda: app.main.turns.turn is None)  # the map came
         await wait_until(pilot, lambda: dialog_question(app) == ENDED_QUESTION)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, QuitConfirm))
@@ -71,10 +71,10 @@ async def test_while_the_map_is_drawn_the_status_line_says_so_and_cancel_is_off(
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "What does the paper say?")
         await pilot.press("f5")
-        await wait_until(pilot, lambda: app.main.turns.map_pending, timeout=20)
+        await wait_until(pilot, lambda: app.main.turns.map_pending)
         assert "Drawing the claim map…" in app.main.chat.status.text
         assert not app.main.chat.status.running  # no spinner, no clock: the reply is in
         assert app.main.check_action("do", ("run.cancel",)) is False  # Esc has no reply to cancel
         claim_map.release.set()
-        await wait_until(pilot, lambda: app.main.turns.turn is None, timeout=20)
+        await wait_until(pilot, lambda: app.main.turns.turn is None)
         assert "Drawing the claim map" not in app.main.chat.status.text

@@ -27,7 +27,7 @@ async def one_app_run(home: Path, sim: DemoSimulator, question: str, pdf: Path |
         async with app.run_test(size=SIZE) as pilot:
             await type_text(pilot, question)
             await pilot.press("f5")
-            await settle(pilot, timeout=30)
+            await settle(pilot)
             assert workspace.session.history[-1].role == "assistant"
     finally:
         for adapter in workspace.providers.values():
