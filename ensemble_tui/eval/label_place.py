@@ -4,7 +4,7 @@ Greedy and deterministic. The most crowded points choose first. Each label tries
 touching its marker (right, left, above, below, then the corners), then rings further out,
 and takes the cheapest spot that covers no marker, no placed label and no placed leader line,
 and stays inside the bounds. A displaced label gets a leader line to its marker, and the line
-crosses no other marker or label either. Error bars are only a cost: a label may lie over one
+crosses no other label or marker (but one its point lies on). Error bars are only a cost: a label may lie over one
 when no clear spot is near.
 
 Text widths are estimates from DejaVu Sans Bold's advances, the widest of the usual sans
@@ -58,6 +58,9 @@ class Box:
 
     def inside(self, other: Box) -> bool:
         return other.x0 <= self.x0 and self.x1 <= other.x1 and other.y0 <= self.y0 and self.y1 <= other.y1
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
 
     def grown(self, by: float) -> Box:
         return Box(self.x0 - by, self.y0 - by, self.x1 + by, self.y1 + by)
@@ -187,6 +190,7 @@ class _Scene:
     fixed: list[Box]  # markers and tick labels, grown by the gap: no label may enter them
     guides: Sequence[float]
     gap: float
+    dots: list[Box]  # the markers as drawn: no leader line may cross another point's
 
     def layout(self, order: Sequence[int]) -> tuple[float, list[Placement]]:
         """Each label in turn takes its cheapest clear spot; the layout's cost is their sum."""
@@ -218,7 +222,7 @@ class _Scene:
             leader = _leader(marker, box) if rank >= 8 else None
             if leader is not None and (
                 any(crosses(leader, other) for other in placed)
-                or any(crosses(leader, other) for i, other in enumerate(self.fixed) if i != index)
+                or any(crosses(leader, dot) for dot in self.dots if not dot.contains(leader[0], leader[1]))
             ):
                 continue
             total = cost + BAR_COST * sum(m.bar is not None and box.overlaps(m.bar) for m in self.markers)
@@ -253,7 +257,7 @@ def place_labels(
     cheapest layout wins. Where no spot inside the bounds is clear (a plot with no free room
     left), a label takes the spot right of its point."""
     fixed = [marker.box.grown(gap) for marker in markers] + [box.grown(gap) for box in avoid]
-    scene = _Scene(markers, sizes, bounds, fixed, guides, gap)
+    scene = _Scene(markers, sizes, bounds, fixed, guides, gap, [marker.box for marker in markers])
     indexes = range(len(markers))
 
     def crowd(index: int) -> int:

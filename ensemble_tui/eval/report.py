@@ -390,7 +390,7 @@ tr.reference td { background: #f4f4f4; }
 .chart { display: block; width: 100%; height: auto; margin: 1rem 0; }
 .chart text { font: 11px system-ui, sans-serif; fill: #333; }
 .chart .frame { fill: none; stroke: #999; }
-.chart .leader { stroke: #777; }
+.chart .leader { stroke: #555; }
 .chart .grid { stroke: #eee; }
 .chart .even { stroke: #888; stroke-dasharray: 4 3; }
 .chart .bar { stroke: #3a5f9e; stroke-width: 1.5; }
