@@ -5,7 +5,8 @@ and text: it loads nothing.
 
 The SVG is as wide as the page's column and scales with it (width 100% of a viewBox), so the
 plot spans the column and the labels, placed in the viewBox's units by label_place, stay clear
-of every point and of each other at any width. The cost axis has "nice" ticks (steps of 1, 2
+of every point and of each other at any width. A plot too crowded for every name shows numbers
+for some, and a key under the axis names them. The cost axis has "nice" ticks (steps of 1, 2
 or 5) printed with one precision."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ TICKS = 4
 FONT = 11.0  # the ticks' and labels' size, in viewBox units
 LABEL_H = FONT * 1.2  # a label's box: from its ascenders to its descenders, with a little room
 BASELINE = FONT * 0.9  # from the box's top to the text's baseline
+KEY_LINE = 16.0  # a line of the key under the axis, for a label that found no room in the plot
 DOT_R, DIAMOND_R = 5.0, 7.1  # a point's half size: a dot's radius, the reference diamond's half diagonal
 
 
@@ -69,8 +71,28 @@ def cost_chart(
     def y(score: float) -> float:
         return TOP + plot_h * (1 - score)
 
+    tick_boxes = []
+    for cost in ticks:
+        half = text_width(f"${cost:.{decimals}f}", FONT) / 2
+        tick_boxes.append(Box(x(cost) - half, TOP + plot_h + 16 - BASELINE, x(cost) + half, TOP + plot_h + 19))
+    markers = [_marker(point, x, y) for point in points]
+    bounds = Box(LEFT + 1, 1, WIDTH - 1, TOP + plot_h + 7)  # over the plot and its margins, above the ticks
+    guides = [y(index / TICKS) for index in range(TICKS + 1)] + ([y(even)] if even is not None else [])
+    placements = place_labels(
+        markers,
+        [point.label for point in points],
+        lambda text: text_width(text, FONT),
+        LABEL_H,
+        bounds,
+        avoid=tick_boxes,
+        guides=guides,
+    )
+    key = [(placement.text, point.label) for point, placement in zip(points, placements, strict=True)]
+    key = sorted(((number, label) for number, label in key if number != label), key=lambda item: int(item[0]))
+    height = HEIGHT + KEY_LINE * len(key)
+
     parts = [
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" role="img" aria-label="{escape(title)}">',
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" width="100%" role="img" aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
         f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" class="frame"/>',
     ]
@@ -78,12 +100,9 @@ def cost_chart(
         score = index / TICKS
         parts.append(f'<line x1="{LEFT}" y1="{y(score):.1f}" x2="{LEFT + plot_w}" y2="{y(score):.1f}" class="grid"/>')
         parts.append(f'<text x="{LEFT - 6}" y="{y(score) + 4:.1f}" text-anchor="end">{score * 100:.0f}%</text>')
-    tick_boxes = []
     for cost in ticks:
         label = f"${cost:.{decimals}f}"
         parts.append(f'<text x="{x(cost):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle">{label}</text>')
-        half = text_width(label, FONT) / 2
-        tick_boxes.append(Box(x(cost) - half, TOP + plot_h + 16 - BASELINE, x(cost) + half, TOP + plot_h + 19))
     if even is not None:
         parts.append(f'<line x1="{LEFT}" y1="{y(even):.1f}" x2="{LEFT + plot_w}" y2="{y(even):.1f}" class="even"/>')
     parts.append(
@@ -91,20 +110,20 @@ def cost_chart(
         f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" '
         f'transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(score_title)}</text>'
     )
-    markers = [_marker(point, x, y) for point in points]
-    bounds = Box(LEFT + 1, 1, WIDTH - 1, TOP + plot_h + 7)  # over the plot and its margins, above the ticks
-    sizes = [(text_width(point.label, FONT), LABEL_H) for point in points]
-    guides = [y(index / TICKS) for index in range(TICKS + 1)] + ([y(even)] if even is not None else [])
-    placements = place_labels(markers, sizes, bounds, avoid=tick_boxes, guides=guides)
     for point, marker in zip(points, markers, strict=True):
         parts += _point(point, marker, y)
     for placement in placements:  # over every point's bar: a leader, then its label with a white halo
         if placement.leader is not None:  # moved away from its point: a thin line back to it
             x0, y0, x1, y1 = placement.leader
             parts.append(f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" class="leader"/>')
-    for point, placement in zip(points, placements, strict=True):
+    for placement in placements:
         box = placement.box
-        parts.append(f'<text x="{box.x0:.1f}" y="{box.y0 + BASELINE:.1f}" class="label">{escape(point.label)}</text>')
+        parts.append(
+            f'<text x="{box.x0:.1f}" y="{box.y0 + BASELINE:.1f}" class="label">{escape(placement.text)}</text>'
+        )
+    for row, (number, label) in enumerate(key):
+        baseline = HEIGHT + KEY_LINE * row + BASELINE
+        parts.append(f'<text x="{LEFT}" y="{baseline:.1f}" class="key">{escape(number)}: {escape(label)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 NARROW = set("ijlIJfrt'\"`/\\|,.:;-!()[]{}_* ")  # at most half an em in DejaVu Sans Bold
@@ -24,7 +24,9 @@ WIDE = set("mwMW%@")  # up to 1.1 em
 PLAIN = set("abcdeghknopqsuvxyz0123456789$?")  # at most 0.72 em
 BAR_COST = 25.0  # a label or leader over an error bar is worth this much distance (labels have a halo)
 CROSSING_COST = 200.0  # a leader line crossing another one
-UNPLACED_COST = 1e6  # a label with no clear spot at all
+ROUNDS = 4  # layouts tried at most, each giving numbers to the labels the one before had no room for
+MANY = 12  # past this many points, one placement order only (the most crowded first): each costs a search
+UNPLACED_COST = 1e6  # a label with no clear spot at all: it gets a number instead
 
 
 def text_width(text: str, size: float) -> float:
@@ -90,6 +92,7 @@ class Marker:
 class Placement:
     box: Box
     leader: Segment | None  # from the marker's edge to the label, when the label was moved away
+    text: str  # what is drawn there: the label, or the number the chart's key names it by
 
 
 def _clip(segment: Segment, box: Box) -> tuple[float, float] | None:
@@ -148,10 +151,10 @@ def _candidates(marker: Marker, width: float, height: float, gap: float, reach: 
     yield 3.0, Box(x + corner, y + corner, x + corner + width, y + corner + height)  # below right
     yield 3.0, Box(x - corner - width, y - corner - height, x - corner, y - corner)  # above left
     yield 3.0, Box(x - corner - width, y + corner, x - corner, y + corner + height)  # below left
-    step = height * 0.6
+    step = height
     distance = near + step
     while distance <= reach:
-        count = max(16, int(2 * math.pi * distance / step))
+        count = max(16, int(2 * math.pi * distance / (1.5 * step)))
         for index in range(count):
             angle = 2 * math.pi * index / count
             cx = x + math.cos(angle) * (distance + width / 2)
@@ -185,30 +188,37 @@ def _along(segment: Segment, guides: Sequence[float], within: float = 2.0) -> fl
 @dataclass(frozen=True)
 class _Scene:
     markers: Sequence[Marker]
-    sizes: Sequence[tuple[float, float]]
+    width_of: Callable[[str], float]
+    height: float
     bounds: Box
     fixed: list[Box]  # markers and tick labels, grown by the gap: no label may enter them
     guides: Sequence[float]
     gap: float
     dots: list[Box]  # the markers as drawn: no leader line may cross another point's
 
-    def layout(self, order: Sequence[int]) -> tuple[float, list[Placement]]:
-        """Each label in turn takes its cheapest clear spot; the layout's cost is their sum."""
+    def layout(
+        self, texts: Sequence[str], order: Sequence[int], limit: float
+    ) -> tuple[float, dict[int, Placement | None]] | None:
+        """Each label in turn takes its cheapest clear spot; the layout's cost is their sum, and a
+        label with no clear spot costs UNPLACED_COST. None as soon as the cost reaches `limit`."""
         placed: list[Box] = []
         leaders: list[Segment] = []
-        result: dict[int, Placement] = {}
+        result: dict[int, Placement | None] = {}
         total = 0.0
         for index in order:
-            cost, placement = self.spot(index, placed, leaders)
-            total += cost
-            result[index] = placement
-            placed.append(placement.box)
-            if placement.leader is not None:
-                leaders.append(placement.leader)
-        return total, [result[index] for index in range(len(self.markers))]
+            found = self.spot(index, texts[index], placed, leaders)
+            total += found[0] if found is not None else UNPLACED_COST
+            if total >= limit:
+                return None
+            result[index] = found[1] if found is not None else None
+            if found is not None:
+                placed.append(found[1].box)
+                if found[1].leader is not None:
+                    leaders.append(found[1].leader)
+        return total, result
 
-    def spot(self, index: int, placed: list[Box], leaders: list[Segment]) -> tuple[float, Placement]:
-        marker, (width, height), gap = self.markers[index], self.sizes[index], self.gap
+    def spot(self, index: int, text: str, placed: list[Box], leaders: list[Segment]) -> tuple[float, Placement] | None:
+        marker, width, height, gap = self.markers[index], self.width_of(text), self.height, self.gap
         reach = math.hypot(self.bounds.x1 - self.bounds.x0, self.bounds.y1 - self.bounds.y0)
         best: tuple[float, Placement] | None = None
         for rank, (cost, box) in enumerate(_candidates(marker, width, height, gap, reach)):
@@ -231,33 +241,32 @@ class _Scene:
                 total += CROSSING_COST * sum(_segments_cross(leader, other) for other in leaders)
                 total += _along(leader, self.guides)
             if best is None or total < best[0]:
-                best = (total, Placement(box, leader))
-        if best is not None:
-            return best
-        near = marker.radius + gap  # no clear spot anywhere: beside its point, and the layout counts as bad
-        return UNPLACED_COST, Placement(
-            Box(marker.x + near, marker.y - height / 2, marker.x + near + width, marker.y + height / 2), None
-        )
+                best = (total, Placement(box, leader, text))
+        return best
 
 
 def place_labels(
     markers: Sequence[Marker],
-    sizes: Sequence[tuple[float, float]],
+    texts: Sequence[str],
+    width_of: Callable[[str], float],
+    height: float,
     bounds: Box,
     avoid: Sequence[Box] = (),
     guides: Sequence[float] = (),
     gap: float = 3.0,
 ) -> list[Placement]:
-    """One placement per marker, for a label of `sizes[i]` (width, height), inside `bounds`.
+    """One placement per marker, for the label `texts[i]`, inside `bounds`.
 
     Labels are kept `gap` apart from each other, from every marker and from the `avoid` boxes
     (the axes' tick labels); a leader line is charged for running along a horizontal `guides`
-    line. Greedy placement depends on who chooses first, so a few orders are tried (the most
-    crowded points first, left to right, right to left, top down, bottom up, as given) and the
-    cheapest layout wins. Where no spot inside the bounds is clear (a plot with no free room
-    left), a label takes the spot right of its point."""
+    line. Greedy placement depends on who chooses first, so up to MANY points a few orders are
+    tried (the most crowded points first, left to right, right to left, top down, bottom up, as
+    given) and the cheapest layout wins. A label with no clear spot left (a plot too crowded for its names)
+    gets a number instead, placed the same way, for the chart's key to name; only if even that
+    finds no room does it sit right of its point."""
     fixed = [marker.box.grown(gap) for marker in markers] + [box.grown(gap) for box in avoid]
-    scene = _Scene(markers, sizes, bounds, fixed, guides, gap, [marker.box for marker in markers])
+    dots = [marker.box for marker in markers]
+    scene = _Scene(markers, width_of, height, bounds, fixed, guides, gap, dots)
     indexes = range(len(markers))
 
     def crowd(index: int) -> int:
@@ -272,5 +281,31 @@ def place_labels(
         sorted(indexes, key=lambda i: (-markers[i].y, markers[i].x)),
         list(indexes),
     ]
-    layouts = [scene.layout(order) for order in dict.fromkeys(tuple(order) for order in orders)]
-    return min(layouts, key=lambda layout: layout[0])[1]
+    chosen = orders[: len(orders) if len(markers) <= MANY else 1]
+    texts, numbered = list(texts), list[int]()
+    for _ in range(ROUNDS):
+        best = None
+        numbers_first = (sorted(order, key=lambda i: i not in numbered) for order in chosen)  # they need the near spots
+        for order in dict.fromkeys(tuple(order) for order in numbers_first):
+            layout = scene.layout(texts, order, best[0] if best is not None else math.inf)
+            if layout is not None:
+                best = layout
+        assert best is not None  # the first order has no limit
+        result = best[1]
+        missing = [index for index in indexes if result[index] is None and index not in numbered]
+        if not missing:
+            break
+        for index in missing:  # no room for its name: a number, placed with the others next round
+            numbered.append(index)
+            texts[index] = str(len(numbered))
+    placements = []
+    for index in indexes:
+        placement = result[index]
+        if placement is None:  # not even room for a number: beside its point
+            marker, near = markers[index], markers[index].radius + gap
+            right = marker.x + near + width_of(texts[index])
+            placement = Placement(
+                Box(marker.x + near, marker.y - height / 2, right, marker.y + height / 2), None, texts[index]
+            )
+        placements.append(placement)
+    return placements
