@@ -285,7 +285,8 @@ def place_labels(
     texts, numbered = list(texts), list[int]()
     for _ in range(ROUNDS):
         best = None
-        numbers_first = (sorted(order, key=lambda i: i not in numbered) for order in chosen)  # they need the near spots
+        # the numbered labels choose first: they need the spots right by their points
+        numbers_first = (sorted(order, key=lambda i: i not in numbered) for order in chosen)
         for order in dict.fromkeys(tuple(order) for order in numbers_first):
             layout = scene.layout(texts, order, best[0] if best is not None else math.inf)
             if layout is not None:
