@@ -1,11 +1,12 @@
 """Where a chart's point labels go: each label clear of every marker and every other label.
 
-Greedy and deterministic. The most crowded points choose first. Each label tries the spots
-touching its marker (right, left, above, below, then the corners), then rings further out,
-and takes the cheapest spot that covers no marker, no placed label and no placed leader line,
-and stays inside the bounds. A displaced label gets a leader line to its marker, and the line
-crosses no other label or marker (but one its point lies on). Error bars are only a cost: a label may lie over one
-when no clear spot is near.
+Greedy and deterministic. Each label tries the spots touching its marker (right, left, above,
+below, then the corners), then rings further out, and takes the cheapest spot that covers no
+marker, no placed label and no placed leader line, and stays inside the bounds. A displaced
+label gets a leader line to its marker; the line crosses no other label or marker (but one its
+point lies on). Error bars and lines running along a grid line only cost: a label may lie over
+a bar when no clear spot is near. Greedy results depend on who chooses first, so a few orders
+are tried and the cheapest layout kept. A label with no room at all becomes a number.
 
 Text widths are estimates from DejaVu Sans Bold's advances, the widest of the usual sans
 fonts, so a label rendered in a narrower font leaves a little room to spare. The geometry is
