@@ -19,12 +19,13 @@ from html import escape
 from ensemble_tui.eval.label_place import Box, Marker, place_labels, text_width
 
 WIDTH, HEIGHT = 800, 380  # the viewBox: drawn at the column's width (60rem at most, 1.2 of these units)
-LEFT, RIGHT, TOP, BOTTOM = 52, 22, 26, 46  # room for the axes' ticks and titles, and a label above 100%
+LEFT, RIGHT, TOP, BOTTOM = 60, 24, 28, 48  # room for the axes' ticks and titles, and a label above 100%
 TICKS = 4
-FONT = 11.0  # the ticks' and labels' size, in viewBox units
+FONT = 12.0  # the ticks' and labels' size, in viewBox units (about 14px in a full 60rem column, 11px at 740px)
 LABEL_H = FONT * 1.2  # a label's box: from its ascenders to its descenders, with a little room
 BASELINE = FONT * 0.9  # from the box's top to the text's baseline
-KEY_LINE = 16.0  # a line of the key under the axis, for a label that found no room in the plot
+TICK_Y = HEIGHT - BOTTOM + 19  # the cost ticks' baseline: room between them and the axis for a label at 0%
+KEY_LINE = FONT * 1.4  # a line of the key under the axis, for a label that found no room in the plot
 DOT_R, DIAMOND_R = 5.0, 7.1  # a point's half size: a dot's radius, the reference diamond's half diagonal
 
 
@@ -74,9 +75,9 @@ def cost_chart(
     tick_boxes = []
     for cost in ticks:
         half = text_width(f"${cost:.{decimals}f}", FONT) / 2
-        tick_boxes.append(Box(x(cost) - half, TOP + plot_h + 16 - BASELINE, x(cost) + half, TOP + plot_h + 19))
+        tick_boxes.append(Box(x(cost) - half, TICK_Y - FONT * 0.8, x(cost) + half, TICK_Y + FONT * 0.25))
     markers = [_marker(point, x, y) for point in points]
-    bounds = Box(LEFT + 1, 1, WIDTH - 1, TOP + plot_h + 7)  # over the plot and its margins, above the ticks
+    bounds = Box(LEFT + 1, 1, WIDTH - 1, TOP + plot_h + FONT)  # the plot and its margins; the ticks are avoided
     guides = [y(index / TICKS) for index in range(TICKS + 1)] + ([y(even)] if even is not None else [])
     placements = place_labels(
         markers,
@@ -92,7 +93,8 @@ def cost_chart(
     height = HEIGHT + KEY_LINE * len(key)
 
     parts = [
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" width="100%" role="img" aria-label="{escape(title)}">',
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" width="100%" font-size="{FONT:g}" role="img" '
+        f'aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
         f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" class="frame"/>',
     ]
@@ -102,7 +104,7 @@ def cost_chart(
         parts.append(f'<text x="{LEFT - 6}" y="{y(score) + 4:.1f}" text-anchor="end">{score * 100:.0f}%</text>')
     for cost in ticks:
         label = f"${cost:.{decimals}f}"
-        parts.append(f'<text x="{x(cost):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle">{label}</text>')
+        parts.append(f'<text x="{x(cost):.1f}" y="{TICK_Y}" text-anchor="middle">{label}</text>')
     if even is not None:
         parts.append(f'<line x1="{LEFT}" y1="{y(even):.1f}" x2="{LEFT + plot_w}" y2="{y(even):.1f}" class="even"/>')
     parts.append(

@@ -265,7 +265,7 @@ def place_labels(
     given) and the cheapest layout wins. A label with no clear spot left (a plot too crowded for its names)
     gets a number instead, placed the same way, for the chart's key to name; only if even that
     finds no room does it sit right of its point."""
-    fixed = [marker.box.grown(gap) for marker in markers] + [box.grown(gap) for box in avoid]
+    fixed = [marker.box.grown(gap) for marker in markers] + [box.grown(1) for box in avoid]  # text: a hair apart
     dots = [marker.box for marker in markers]
     scene = _Scene(markers, width_of, height, bounds, fixed, guides, gap, dots)
     indexes = range(len(markers))

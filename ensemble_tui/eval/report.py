@@ -388,7 +388,7 @@ th, td { padding: 0.3rem 0.6rem; border-bottom: 1px solid #ddd; text-align: righ
 th:first-child, td:first-child { text-align: left; }
 tr.reference td { background: #f4f4f4; }
 .chart { display: block; width: 100%; height: auto; margin: 1rem 0; }
-.chart text { font: 11px system-ui, sans-serif; fill: #333; }
+.chart text { font-family: system-ui, sans-serif; fill: #333; }  /* its size is the chart's own */
 .chart .frame { fill: none; stroke: #999; }
 .chart .leader { stroke: #555; }
 .chart .grid { stroke: #eee; }
