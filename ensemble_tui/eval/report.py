@@ -209,6 +209,9 @@ GRADE_HEADERS = {
 }
 
 
+GRADED_COST = "cost per graded question"
+
+
 def grade_cells(summary: EvalSummary, row: GradeRow) -> dict[str, str]:
     interval = row.interval
     accuracy = "not graded"
@@ -384,20 +387,23 @@ table { border-collapse: collapse; margin: 1rem 0; font-variant-numeric: tabular
 th, td { padding: 0.3rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 tr.reference td { background: #f4f4f4; }
-.chart text { font: 11px system-ui, sans-serif; fill: #333; }
+.chart { display: block; width: 100%; height: auto; margin: 1rem 0; }
+.chart text { font-family: system-ui, sans-serif; fill: #333; }  /* its size is the chart's own */
 .chart .frame { fill: none; stroke: #999; }
+.chart .leader { stroke: #555; }
 .chart .grid { stroke: #eee; }
 .chart .even { stroke: #888; stroke-dasharray: 4 3; }
 .chart .bar { stroke: #3a5f9e; stroke-width: 1.5; }
 .chart .point { fill: #3a5f9e; }
 .chart .reference { fill: #c0392b; }
-.chart .label { font-weight: 600; }
+.chart .label { font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
 details { margin: 1rem 0; }
 .small { color: #555; font-size: 0.9rem; }
 """
 
 
 def _points(summary: EvalSummary) -> list[Point]:
+    """The pairwise chart's points: each judged arm's win rate against the reference, and the reference at ½."""
     points = []
     for row in summary.rows:
         if row.cost_per_question is None:
@@ -408,6 +414,16 @@ def _points(summary: EvalSummary) -> list[Point]:
         elif row.tally.rate is not None and row.tally.interval is not None:
             low, high = row.tally.interval
             points.append(Point(name, row.cost_per_question, row.tally.rate, low, high))
+    return points
+
+
+def _graded_points(summary: EvalSummary) -> list[Point]:
+    """The graded chart's points: each graded arm's accuracy against its cost per graded question."""
+    points = []
+    for row in summary.grades:
+        if row.accuracy is not None and row.interval is not None and row.cost_per_question is not None:
+            low, high = row.interval
+            points.append(Point(arm_name(summary, row.arm), row.cost_per_question, row.accuracy, low, high))
     return points
 
 
@@ -442,6 +458,10 @@ def as_html(
             values = grade_cells(summary, grade_row)
             graded.append("<tr>" + "".join(f"<td>{escape(values[key])}</td>" for key in GRADE_HEADERS) + "</tr>")
         body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(graded)}</tbody></table>")
+        graded_points = _graded_points(summary)
+        if graded_points:
+            title = "Cost per graded question against accuracy, with 95% intervals"
+            body.append(cost_chart(graded_points, title, "accuracy against the known answers", cost_title=GRADED_COST))
     if summary.best:
         against = arm_name(summary, summary.best)
         body.append(f"<h2>Against {escape(against)}</h2>")
@@ -453,7 +473,7 @@ def as_html(
             rows.append(f"<tr{css}>" + "".join(f"<td>{escape(values[key])}</td>" for key in HEADERS) + "</tr>")
         body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
         title = f"Cost per question against win rate over {against}, with 95% intervals"
-        body.append(cost_chart(_points(summary), title))
+        body.append(cost_chart(_points(summary), title, "win rate against the reference", even=0.5))
     body.append("<h2>How it was judged</h2>")
     listed = [*rules(summary), *bias_lines(summary)]
     body.append("<ul>" + "".join(f"<li>{escape(rule)}</li>" for rule in listed) + "</ul>")

@@ -239,6 +239,11 @@ class GradeRow:
         return self.correct / answered if answered else None
 
     @property
+    def cost_per_question(self) -> float | None:
+        """What one graded answer cost, as if its arm ran alone: the graded chart's x."""
+        return self.cost_usd / self.graded if self.graded else None
+
+    @property
     def per_correct(self) -> float | None:
         return self.cost_usd / self.correct if self.correct else None
 

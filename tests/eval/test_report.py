@@ -153,7 +153,7 @@ def test_an_unknown_format_is_refused():
 def test_the_chart_fills_the_page_its_labels_never_overlap_and_its_ticks_share_one_precision():
     """Issue 35 §9: `council` and `all` printed as "counciall", the ticks mixed $0.000, $0.054 and
     $0.11, and the chart was 400 px wide on a 1,200 px page."""
-    from ensemble_tui.eval.chart import LABEL_CHAR_W, LABEL_H, Point, cost_chart
+    from ensemble_tui.eval.chart import Point, cost_chart, label_box
 
     points = [
         Point("claude", 0.020, 0.5, reference=True),
@@ -161,17 +161,17 @@ def test_the_chart_fills_the_page_its_labels_never_overlap_and_its_ticks_share_o
         Point("all", 0.200, 0.63, 0.46, 0.79),
         Point("chatgpt", 0.020, 0.51, 0.35, 0.66),
     ]
-    chart = cost_chart(points, "Cost against win rate")
+    chart = cost_chart(points, "Cost against win rate", "win rate against the reference", even=0.5)
     assert 'width="100%"' in chart
     labels = [
         (float(x), float(y), text)
         for x, y, text in re.findall(r'<text x="([\d.]+)" y="([\d.]+)" class="label">([^<]+)</text>', chart)
     ]
     assert sorted(text for _, _, text in labels) == ["all", "chatgpt", "claude", "council"]
-    boxes = [(x, y - LABEL_H + 3, x + LABEL_CHAR_W * len(text), y + 3) for x, y, text in labels]
-    for index, (ax0, ay0, ax1, ay1) in enumerate(boxes):
-        for bx0, by0, bx1, by1 in boxes[index + 1 :]:
-            assert not (ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1)
+    boxes = [label_box(x, y, text) for x, y, text in labels]
+    for index, box in enumerate(boxes):
+        for other in boxes[index + 1 :]:
+            assert not box.overlaps(other)
     ticks = re.findall(r'text-anchor="middle">\$([\d.]+)</text>', chart)
     assert len(ticks) >= 3 and len({len(tick.split(".")[-1]) for tick in ticks}) == 1
     assert ticks[0] == "0.00" and float(ticks[-1]) >= 0.2
