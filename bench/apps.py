@@ -41,6 +41,11 @@ class TimedProvider:
         self._inner = inner
         self._times = times
 
+    @property
+    def inner(self) -> Provider:
+        """The adapter timed."""
+        return self._inner
+
     async def complete(self, request: CallRequest) -> Reply:
         started = time.perf_counter()
         try:

@@ -6,7 +6,8 @@ smallest size, only to show that every row still runs: its figures mean nothing 
 ran them; the suite runs the smoke now, so it must be cheap: the real SDKs' imports alone cost
 2-6 s of CPU in every process that makes a model call, so the smoke makes them in one process
 (`one_process`), against one simulator, and leaves out what exists only for the comparison
-(`baselines`: the naive apps, bare replays, runs without the warm-up, the empty chat).
+(`baselines`: the naive apps, runs without the warm-up, the empty chat; row 1's replay of its calls
+stays: it is that row's own code).
 """
 
 from __future__ import annotations

@@ -77,6 +77,23 @@ def test_the_issue_s_examples_are_redacted() -> None:
     assert REDACTION("As Claude, made by Anthropic, I say 42.") == "As [a model], made by [a model], I say 42."
 
 
+def test_a_turns_names_are_folded_once_and_a_new_name_is_redacted_too(monkeypatch) -> None:
+    """Every multi-model turn builds its redaction from the ~60 configured names: the same names
+    are not folded again (0.5-0.7 ms on the app's loop a turn, before its first request); a
+    configuration that adds a model gets a pattern with it."""
+    from ensemble_tui.core.claims import anonymous
+
+    anonymous._name_pattern.cache_clear()  # as in a fresh process
+    folded: list[str] = []
+    parts = anonymous._parts
+    monkeypatch.setattr(anonymous, "_parts", lambda name: folded.append(name) or parts(name))
+    names = ["ChatGPT", "gpt-5.1", "Claude", "claude-sonnet-4-5", "Zephyrine"]
+    first = Redaction.of(names)
+    assert Redaction.of(list(names)).pattern is first.pattern
+    assert folded.count("Zephyrine") == 1
+    assert "Quorvax" not in Redaction.of([*names, "Quorvax"])("Quorvax-2 wrote this.")
+
+
 def test_words_that_only_contain_a_name_are_kept() -> None:
     text = "The metaphor of a claudication gap: geminate consonants, a googled proof, 3.5 pages."
     assert REDACTION(text) == text

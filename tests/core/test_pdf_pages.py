@@ -95,3 +95,40 @@ def test_a_read_only_cache_folder_still_gives_the_pages(sample_pdf: Path, tmp_pa
     blocked = tmp_path / "Cache"
     blocked.write_text("a file where the cache folder should be", encoding="utf-8")
     assert len(read_page_texts(sample_pdf, blocked).pages) == 2
+
+
+def test_the_same_file_is_not_hashed_again_and_a_changed_one_is_read_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn reads the paper's text when it starts and after its last answer: the second read
+    (same file, unchanged) neither hashes the PDF nor parses the cache again. A file rewritten
+    with other pages is read anew."""
+    hashed: list[Path] = []
+    digest = pdf_pages.file_sha256
+    monkeypatch.setattr(pdf_pages, "file_sha256", lambda path: hashed.append(path) or digest(path))
+    pdf = text_pdf(tmp_path / "paper.pdf", ["First version of the findings."])
+    cache = tmp_path / "Cache"
+    first = read_page_texts(pdf, cache)
+    assert read_page_texts(pdf, cache) == first
+    assert hashed == [pdf]
+    text_pdf(tmp_path / "rewritten.pdf", ["Second version, with other findings.", "And a second page."])
+    (tmp_path / "rewritten.pdf").replace(pdf)
+    second = read_page_texts(pdf, cache)
+    assert len(second.pages) == 2 and "Second version" in second.pages[0]
+    assert hashed == [pdf, pdf]
+
+
+def test_a_pdfs_page_count_is_read_once_per_file_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every turn asks for the page count (the budget's bound): an unchanged file is not read
+    again; a file rewritten with more pages gives its new count."""
+    from ensemble_tui.core.paper.pdf import pdf_info
+
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: reads.append(path) or read_bytes(path))
+    pdf = text_pdf(tmp_path / "count.pdf", ["One page."])
+    assert [pdf_info(pdf).pages for _ in range(3)] == [1, 1, 1]
+    assert reads == [pdf]
+    text_pdf(tmp_path / "longer.pdf", ["One.", "Two.", "Three."])
+    (tmp_path / "longer.pdf").replace(pdf)
+    assert pdf_info(pdf).pages == 3

@@ -117,6 +117,11 @@ def _parts(name: str) -> list[str]:
 def name_pattern(names: Iterable[str]) -> re.Pattern[str]:
     """Any of `names` (provider labels, model ids) or a maker's name, with any version after it,
     as a whole word of the normalised text (see `normalised`)."""
+    return _name_pattern(tuple(names))
+
+
+@lru_cache(maxsize=16)  # every multi-model turn asks for its ~60 configured names again: 0.5-0.7 ms on the loop
+def _name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     forms = {"".join(parts): parts for name in (*names, *MAKERS) if (parts := _parts(name))}
     alternatives = [
         _SEPARATORS.join(re.escape(part) for part in parts)

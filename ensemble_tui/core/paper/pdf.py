@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,16 +47,33 @@ def check_pdf(path: str | Path) -> Path:
     return resolved
 
 
+# Page counts by file version (path, inode, size, mtime in ns; as the upload cache keys its
+# hashes): every turn asks (the budget's bound), and counting read the whole file on the event
+# loop each time (1.2 ms for a 1 MB paper). A few entries: a chat uses one PDF at a time.
+_page_counts: dict[tuple[str, int, int, int], int | None] = {}
+_page_counts_lock = threading.Lock()
+_KEEP_PAGE_COUNTS = 8
+
+
 def pdf_info(path: str | Path) -> PdfInfo:
     """Size and, when cheap to count, the number of pages of a checked PDF."""
     resolved = check_pdf(path)
-    size = resolved.stat().st_size
+    stat = resolved.stat()
+    size = stat.st_size
+    version = (str(resolved), stat.st_ino, size, stat.st_mtime_ns)
+    with _page_counts_lock:
+        if version in _page_counts:
+            return PdfInfo(resolved, size, _page_counts[version])
     pages: int | None = None
     if size <= _PAGE_COUNT_LIMIT:
         try:
             pages = len(_PAGE.findall(resolved.read_bytes())) or None
         except OSError:
-            pages = None
+            return PdfInfo(resolved, size, None)  # not kept: the next turn tries again
+    with _page_counts_lock:
+        if len(_page_counts) >= _KEEP_PAGE_COUNTS:
+            del _page_counts[next(iter(_page_counts))]
+        _page_counts[version] = pages
     return PdfInfo(resolved, size, pages)
 
 

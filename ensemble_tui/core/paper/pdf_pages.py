@@ -13,6 +13,7 @@ permission) is not.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -72,6 +73,7 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
+@functools.cache  # the installed pypdf does not change under a running process
 def extractor_version() -> str:
     from importlib.metadata import version
 
@@ -84,6 +86,22 @@ def cache_file(cache_dir: Path, sha256: str) -> Path:
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
+# What was read, by file version (path, inode, size, mtime in ns; as the upload cache keys its
+# hashes) and cache folder, with the version of the cache file it came from: a turn's quote
+# checks read the text when it starts and again after its last answer, each time hashing the
+# PDF and parsing its cache file (2.6 ms for a 1 MB paper, on the turn's path to its reply).
+# A cache file changed since (broken, removed) is read again. A chat uses one PDF at a time.
+_read: dict[tuple[str, int, int, int, str], tuple[tuple[int, int, int] | None, PageTexts]] = {}
+_KEEP_READ = 8
+
+
+def _version(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime in ns) of a file, None if it cannot be seen."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def read_page_texts(pdf: Path, cache_dir: Path) -> PageTexts:
@@ -93,6 +111,12 @@ def read_page_texts(pdf: Path, cache_dir: Path) -> PageTexts:
     PdfTextUnavailable for an unreadable or encrypted PDF, or one that cannot be opened.
     """
     try:
+        stat = pdf.stat()
+        version = (str(pdf.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, str(cache_dir))
+        with _locks_guard:
+            known = _read.get(version)
+        if known is not None and _version(cache_file(cache_dir, known[1].sha256)) == known[0]:
+            return known[1]
         digest = file_sha256(pdf)
     except OSError as exc:
         raise PdfTextUnavailable(f"{pdf.name} cannot be read ({exc.strerror}); quotes cannot be checked.") from None
@@ -108,7 +132,12 @@ def read_page_texts(pdf: Path, cache_dir: Path) -> PageTexts:
                 log.info("cannot write the PDF text cache: %s", exc.strerror)
     if cached.unreadable is not None:
         raise PdfTextUnavailable(cached.unreadable)
-    return PageTexts(digest, tuple(cached.pages), tuple(cached.labels))
+    texts = PageTexts(digest, tuple(cached.pages), tuple(cached.labels))
+    with _locks_guard:
+        if len(_read) >= _KEEP_READ:
+            del _read[next(iter(_read))]
+        _read[version] = (_version(cache_file(cache_dir, digest)), texts)
+    return texts
 
 
 def _load_cached(path: Path, digest: str) -> CachedPageTexts | None:
