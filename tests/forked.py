@@ -127,7 +127,9 @@ class ForkedCommand:
         return self._process.exitcode
 
     def send_signal(self, signum: int) -> None:
-        os.kill(self._process.pid, signum)
+        """As Popen's: nothing once the process has ended (its pid is free for another)."""
+        if self._process.exitcode is None:  # until this process waits for it, its pid stays its own
+            os.kill(self._process.pid, signum)
 
     def _read_rest(self, into: list[str]) -> None:
         if self.stderr is not None:

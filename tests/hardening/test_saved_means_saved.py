@@ -30,12 +30,21 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def ensemble(
-    home: Path, *args: str, prefix: tuple[str, ...] = (), timeout: float = 120, process: bool = True
+    home: Path,
+    *args: str,
+    prefix: tuple[str, ...] = (),
+    timeout: float = 120,
+    process: bool = True,
+    forked: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS --home HOME` as a script runs it, on this worktree's code; in this
-    process with `process=False` (tests.support.run_command), for a run that only prepares a home."""
+    process with `process=False` (tests.support.run_command), for a run that only prepares a home;
+    in a process forked with the SDKs imported with `forked=True` (tests/forked.py), for a run
+    whose own standard streams matter but not its interpreter's start-up or exit."""
     folders = {"XDG_STATE_HOME": str(home.parent / "state"), "XDG_CACHE_HOME": str(home.parent / "cache")}
-    return run_command(home, *args, env=folders, timeout=timeout, process=process, prefix=prefix)
+    return run_command(
+        home, *args, env=folders, timeout=timeout, process=process and not forked, prefix=prefix, forked=forked
+    )
 
 
 def transcript_questions(home: Path) -> set[str]:
