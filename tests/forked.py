@@ -18,6 +18,7 @@ start-up and exit, import-time behaviour, the console entry point, a terminal) s
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import subprocess
@@ -42,6 +43,8 @@ PRELOAD = [
     "tests.forked",
 ]
 
+CLONE_NEWNS = 0x00020000  # <sched.h>: a mount namespace of its own
+
 _context = multiprocessing.get_context("forkserver")
 _context.set_forkserver_preload(PRELOAD)
 
@@ -53,10 +56,11 @@ def _in_child(
     cwd: str,
     out_path: str,
     err: str | Connection,
+    read_only: str | None,
 ) -> None:
     """In the forked process: the environment, folder and standard streams a spawned command
-    would have (stderr a file, or the write end of a pipe the test reads), then `run(*run_args)`;
-    what it returns is the process's exit code."""
+    would have (stderr a file, or the write end of a pipe the test reads), `read_only` made
+    read-only for it alone, then `run(*run_args)`; what it returns is the process's exit code."""
     os.environ.clear()
     os.environ.update(environment)
     os.chdir(cwd)
@@ -71,10 +75,22 @@ def _in_child(
         opened = os.open(err, os.O_WRONLY)
         os.dup2(opened, 2)
         os.close(opened)
+    if read_only is not None:
+        _bind_read_only(read_only)
     code = run(*run_args)
     sys.stdout.flush()
     sys.stderr.flush()
     sys.exit(code)
+
+
+def _bind_read_only(folder: str) -> None:
+    """This process in a mount namespace of its own in which `folder` is bound read-only onto
+    itself: what `unshare -m sh -c 'mount --bind -o ro FOLDER FOLDER && exec ...'` gives a
+    command (root only; the mounts of every other process are left as they are)."""
+    if ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS) failed")
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)  # as unshare(1) does by default
+    subprocess.run(["mount", "--bind", "-o", "ro", folder, folder], check=True)
 
 
 def _cli(argv: list[str]) -> int:
@@ -102,6 +118,7 @@ class ForkedCommand:
         environment: dict[str, str],
         cwd: Path,
         stderr_pipe: bool = False,
+        read_only: Path | None = None,
     ) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="forked-")
         self._out = Path(self._folder.name) / "stdout"
@@ -115,7 +132,8 @@ class ForkedCommand:
             self.stderr = open(os.dup(reader.fileno()), encoding="utf-8")  # noqa: SIM115 (closed by communicate)
             reader.close()
         self._process = _context.Process(
-            target=_in_child, args=(run, run_args, environment, str(cwd), str(self._out), err)
+            target=_in_child,
+            args=(run, run_args, environment, str(cwd), str(self._out), err, read_only and str(read_only)),
         )
         self._process.start()
         if isinstance(err, Connection):
@@ -157,11 +175,13 @@ class ForkedCommand:
             self._folder.cleanup()
 
 
-def start(argv: list[str], environment: dict[str, str], cwd: Path, stderr_pipe: bool = False) -> ForkedCommand:
+def start(
+    argv: list[str], environment: dict[str, str], cwd: Path, stderr_pipe: bool = False, read_only: Path | None = None
+) -> ForkedCommand:
     """`ensemble-tui ARGV` in a forked process with `environment` as its whole environment and
     `cwd` as its folder, stdin empty, stdout and stderr kept for `communicate` (stderr readable
-    meanwhile with `stderr_pipe`)."""
-    return ForkedCommand(_cli, (argv,), environment, cwd, stderr_pipe)
+    meanwhile with `stderr_pipe`), the folder `read_only` read-only for it alone."""
+    return ForkedCommand(_cli, (argv,), environment, cwd, stderr_pipe, read_only)
 
 
 def run_python(code: str, timeout: float) -> subprocess.CompletedProcess[str]:
