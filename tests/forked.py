@@ -106,10 +106,10 @@ def _python(code: str) -> None:
 
 
 class ForkedCommand:
-    """A running `ensemble-tui ARGS` (started by `start`), read as `subprocess.Popen` is:
-    `communicate()` waits and gives (stdout, stderr); `returncode` is its exit code (-N for a
-    signal N); `pid` and `send_signal` reach the process itself; with `stderr_pipe`, `stderr`
-    reads its stderr while it runs (a pipe, as `stderr=PIPE` gives)."""
+    """A forked process running `ensemble-tui ARGS` (`start`) or Python code (`run_python`), read
+    as `subprocess.Popen` is: `communicate()` waits and gives (stdout, stderr); `returncode` is
+    its exit code (-N for a signal N); `pid` and `send_signal` reach the process itself; with
+    `stderr_pipe`, `stderr` reads its stderr while it runs (a pipe, as `stderr=PIPE` gives)."""
 
     def __init__(
         self,
@@ -133,7 +133,7 @@ class ForkedCommand:
             reader.close()
         self._process = _context.Process(
             target=_in_child,
-            args=(run, run_args, environment, str(cwd), str(self._out), err, read_only and str(read_only)),
+            args=(run, run_args, environment, str(cwd), str(self._out), err, str(read_only) if read_only else None),
         )
         self._process.start()
         if isinstance(err, Connection):
@@ -164,7 +164,7 @@ class ForkedCommand:
             self._process.kill()
             self._process.join()
             reading.join()
-            raise TimeoutError(f"ensemble-tui did not finish within {timeout} s")
+            raise TimeoutError(f"the forked process did not finish within {timeout} s")
         reading.join()
         try:
             err = "".join(rest) if self.stderr else self._err.read_text(encoding="utf-8")
