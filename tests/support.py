@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import ensemble_tui
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
+from tests.forked import start as start_forked
 
 if TYPE_CHECKING:
     from ensemble_tui.simulator.demo import DemoSimulator
@@ -195,9 +196,7 @@ def run_command(
     assert forked or read_only is None, "a folder is read-only for a forked run alone"
     if forked:
         assert not process, "a run is spawned or forked"
-        from tests import forked as forking
-
-        command = forking.start(argv, environment, cwd, read_only=read_only)
+        command = start_forked(argv, environment, cwd, read_only=read_only)
         out, err = command.communicate(timeout=timeout)
         assert command.returncode is not None  # communicate waited for it
         return subprocess.CompletedProcess(["ensemble-tui", *argv], command.returncode, out, err)

@@ -40,8 +40,8 @@ def ensemble(
     """`ensemble-tui ARGS --home HOME` as a script runs it, on this worktree's code; in this
     process with `process=False` (tests.support.run_command), for a run that only prepares a home;
     in a process forked with the SDKs imported with `forked=True` (tests/forked.py), for a run
-    whose own standard streams matter but not its interpreter's start-up or exit, there with the
-    home read-only with `read_only=True`."""
+    whose own standard streams matter but not its interpreter's start-up or exit; `read_only=True`:
+    forked, the home read-only for that process alone."""
     folders = {"XDG_STATE_HOME": str(home.parent / "state"), "XDG_CACHE_HOME": str(home.parent / "cache")}
     forked = forked or read_only
     return run_command(
