@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import ensemble_tui
 from ensemble_tui.core.provider import CallRequest, ErrorKind, ProviderError, Reply, Usage
+from tests.forked import start as start_forked
 
 if TYPE_CHECKING:
     from ensemble_tui.simulator.demo import DemoSimulator
@@ -174,23 +175,34 @@ def run_command(
     timeout: float = 120,
     process: bool = False,
     cwd: Path | None = None,
-    prefix: tuple[str, ...] = (),
+    forked: bool = False,
+    read_only: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS --home HOME` as a script would run it: no keys, the user folder and the
     current folder beside the home (else `cwd`), `env` added (a simulator's addresses, or a HOME
-    of its own); HOME None: no `--home`. `timeout` bounds a process only; `prefix` wraps it (a
-    read-only mount: `unshare ...`).
+    of its own); HOME None: no `--home`. `timeout` bounds a process (spawned or forked) only.
 
     In this process by default, through the same `cli.main` with the same environment, folder
     and arguments (a process start costs a second of imports); `process=True` spawns
-    `python -m ensemble_tui`, for what only a process shows (its exit, the console entry point)."""
+    `python -m ensemble_tui`, for what only an interpreter of its own shows (its start-up and
+    exit, the console entry point); `forked=True` runs `cli.main` in a process of its
+    own forked with the SDKs imported (tests/forked.py), for what any process shows (its own
+    standard streams and exit code, nothing shared with this one, a folder `read_only` for it
+    alone)."""
     argv = [*args, "--home", str(home)] if home is not None else list(args)
     beside = home.parent if home is not None else Path.cwd()
     cwd = cwd or beside
     environment = process_environment(beside, env)
+    assert forked or read_only is None, "a folder is read-only for a forked run alone"
+    if forked:
+        assert not process, "a run is spawned or forked"
+        command = start_forked(argv, environment, cwd, read_only=read_only)
+        out, err = command.communicate(timeout=timeout)
+        assert command.returncode is not None  # communicate waited for it
+        return subprocess.CompletedProcess(["ensemble-tui", *argv], command.returncode, out, err)
     if process:
         return subprocess.run(
-            [*prefix, sys.executable, "-m", "ensemble_tui", *argv],
+            [sys.executable, "-m", "ensemble_tui", *argv],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -198,7 +210,6 @@ def run_command(
             stdin=subprocess.DEVNULL,
             cwd=cwd,
         )
-    assert not prefix, "a prefix wraps a process"
     return run_in_process(argv, environment, cwd)
 
 

@@ -1,5 +1,6 @@
 """`ensemble-tui ask` end to end: the command line's entry point, the real SDKs, the loopback
-simulator; the first test runs it as a process, the others in this one."""
+simulator; the first test runs it as a process of its own (forked with the SDKs imported:
+tests/forked.py), the others in this one."""
 
 from __future__ import annotations
 
@@ -28,12 +29,12 @@ def sim() -> Iterator[Simulator]:
 
 
 def ask(
-    sim: Simulator, home: Path, *args: str, drop: tuple[str, ...] = (), process: bool = False
+    sim: Simulator, home: Path, *args: str, drop: tuple[str, ...] = (), forked: bool = False
 ) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ask ARGS` against the simulator, `drop` left out of its environment; in this
-    process unless `process` (tests.support.run_command)."""
+    process unless `forked` (tests.support.run_command)."""
     env = {name: value for name, value in sim.env.items() if name not in drop}
-    return run_command(home, "ask", *args, env=env, process=process)
+    return run_command(home, "ask", *args, env=env, forked=forked)
 
 
 def history(home: Path) -> list[tuple[str, str]]:
@@ -42,7 +43,7 @@ def history(home: Path) -> list[tuple[str, str]]:
 
 def test_single_model_reply_on_stdout_status_on_stderr(sim: Simulator, home: Path, sample_pdf: Path) -> None:
     sim.anthropic.push(ScriptedReply("Claude's answer.", citations=("https://example.org/paper",)))
-    result = ask(sim, home, "--mode", "claude", "--pdf", str(sample_pdf), "What is Lemma 2?", process=True)
+    result = ask(sim, home, "--mode", "claude", "--pdf", str(sample_pdf), "What is Lemma 2?", forked=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Claude's answer.\n\nSources:\n- https://example.org/paper\n"
     assert "Waiting for Claude" in result.stderr

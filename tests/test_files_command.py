@@ -1,6 +1,7 @@
 """One upload per PDF per chat across `ask` runs, and `ensemble-tui files` / `--prune`, end to end:
 the command line's entry point, the real SDKs, the loopback simulator (and the demo's own).
-`files` runs once as a process (the list); the rest run in this process, the demo without its pauses."""
+`files` runs once as a process of its own (the list; forked with the SDKs imported: tests/forked.py);
+the rest run in this process, the demo without its pauses."""
 
 from __future__ import annotations
 
@@ -26,11 +27,9 @@ def sim() -> Iterator[Simulator]:
         yield simulator
 
 
-def run(
-    home: Path, *args: str, sim: Simulator | None = None, process: bool = False
-) -> subprocess.CompletedProcess[str]:
-    """In this process unless `process` (tests.support.run_command)."""
-    return run_command(home, *args, env=sim.env if sim else None, process=process)
+def run(home: Path, *args: str, sim: Simulator | None = None, forked: bool = False) -> subprocess.CompletedProcess[str]:
+    """In this process unless `forked` (tests.support.run_command)."""
+    return run_command(home, *args, env=sim.env if sim else None, forked=forked)
 
 
 def registry_of(home: Path) -> tuple[RunArchive, UploadRegistry]:
@@ -57,7 +56,7 @@ def test_two_ask_turns_in_one_chat_make_one_upload_per_provider(sim, home, sampl
 
 def test_files_lists_the_uploads(sim, home, sample_pdf):
     assert run(home, "ask", "--pdf", str(sample_pdf), "Q?", sim=sim).returncode == 0
-    result = run(home, "files", sim=sim, process=True)
+    result = run(home, "files", sim=sim, forked=True)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["PROVIDER", "FILE", "SIZE", "AGE", "CHATS", "STATE", "ID"]

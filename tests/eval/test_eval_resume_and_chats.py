@@ -4,17 +4,15 @@ questions from history carry their chat's PDF and the chat before them."""
 from __future__ import annotations
 
 import hashlib
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
 from ensemble_tui.eval.questions import from_sessions
 from ensemble_tui.simulator.eval_demo import LATENCY_VARIABLE
+from tests import forked
 from tests.eval.helpers import questions_file, run_eval, stored
 from tests.support import process_environment, run_command
 
@@ -35,22 +33,16 @@ def test_a_killed_eval_resumes_and_asks_nothing_it_had(tmp_path: Path) -> None:
     questions = questions_file(tmp_path, 6)
     argv = ["eval", "--demo", "--questions", str(questions), "--arms", "chatgpt,claude", "--yes", "--home", str(home)]
     env = process_environment(tmp_path, {LATENCY_VARIABLE: "0.4"})
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ensemble_tui", *argv],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = forked.start(argv, env, tmp_path)  # a process of its own, to kill (tests/forked.py)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and process.poll() is None:
+        while time.monotonic() < deadline and process.returncode is None:
             if (home / "History.sqlite3").exists() and len(_safe_rows(home)) >= 2:
                 break
             time.sleep(0.05)
-        os.kill(process.pid, signal.SIGKILL)
+        process.send_signal(signal.SIGKILL)
     finally:
-        process.wait(timeout=30)
+        process.communicate(timeout=30)
     before = _safe_rows(home)
     assert 2 <= len(before) < 12, "the eval was killed mid-run"
     rerun = run_eval(home, "--questions", str(questions), "--arms", "chatgpt,claude", "--yes")

@@ -303,9 +303,9 @@ def test_a_read_only_home_is_one_line(tmp_path: Path) -> None:
     questions = tmp_path / "q.txt"
     questions.write_text("Q?\n", encoding="utf-8")
     assert run_eval(home, "--questions", str(questions), "--arms", "chatgpt,claude", "--yes").returncode == 0
-    read_only = ("unshare", "-m", "sh", "-c", f'mount --bind -o ro "{home}" "{home}" && exec "$0" "$@"')
     args = ("--questions", str(questions), "--arms", "chatgpt,claude,gemini", "--yes")
-    result = run_command(home, "eval", "--demo", *args, process=True, prefix=read_only, timeout=120)
+    # a process of its own in which the home is bound read-only (forked with the SDKs imported)
+    result = run_command(home, "eval", "--demo", *args, forked=True, read_only=home, timeout=120)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "read-only" in lines[0], result.stderr

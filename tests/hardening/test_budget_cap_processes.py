@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +21,7 @@ from ensemble_tui.simulator import ScriptedReply, Simulator
 from tests import forked
 from tests.core.helpers import restored_session
 from tests.core.pdf_factory import text_pdf
+from tests.forked import ForkedCommand
 from tests.support import run_command
 
 CAP = 0.10  # a turn of 3,000 output tokens at $10 per 1M, and its prompt, costs about $0.04
@@ -40,19 +39,11 @@ def chat_with_cap(home: Path, cap: float) -> str:
     return workspace.session.id
 
 
-def start_ask(sim: Simulator, home: Path, *args: str) -> subprocess.Popen[str]:
+def start_ask(sim: Simulator, home: Path, *args: str) -> ForkedCommand:
+    """`ensemble-tui ask ARGS` in a process of its own, to be signalled (forked with the SDKs
+    imported: tests/forked.py), its stderr read as it runs."""
     env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **sim.env}
-    if "PYTHONPATH" in os.environ:  # the code under test, not an installed copy
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return subprocess.Popen(
-        [sys.executable, "-m", "ensemble_tui", "ask", "--home", str(home), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env=env,
-        cwd=home.parent,
-    )
+    return forked.start(["ask", "--home", str(home), *args], env, home.parent, stderr_pipe=True)
 
 
 def test_eight_parallel_runs_on_one_chat_make_at_most_two_turns_calls(sim: Simulator, home: Path) -> None:

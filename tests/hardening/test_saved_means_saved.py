@@ -30,12 +30,29 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def ensemble(
-    home: Path, *args: str, prefix: tuple[str, ...] = (), timeout: float = 120, process: bool = True
+    home: Path,
+    *args: str,
+    timeout: float = 120,
+    process: bool = True,
+    forked: bool = False,
+    read_only: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """`ensemble-tui ARGS --home HOME` as a script runs it, on this worktree's code; in this
-    process with `process=False` (tests.support.run_command), for a run that only prepares a home."""
+    process with `process=False` (tests.support.run_command), for a run that only prepares a home;
+    in a process forked with the SDKs imported with `forked=True` (tests/forked.py), for a run
+    whose own standard streams matter but not its interpreter's start-up or exit; `read_only=True`:
+    forked, the home read-only for that process alone."""
     folders = {"XDG_STATE_HOME": str(home.parent / "state"), "XDG_CACHE_HOME": str(home.parent / "cache")}
-    return run_command(home, *args, env=folders, timeout=timeout, process=process, prefix=prefix)
+    forked = forked or read_only
+    return run_command(
+        home,
+        *args,
+        env=folders,
+        timeout=timeout,
+        process=process and not forked,
+        forked=forked,
+        read_only=home if read_only else None,
+    )
 
 
 def transcript_questions(home: Path) -> set[str]:
@@ -160,11 +177,11 @@ def _read_only_mounts() -> bool:
 @pytest.mark.skipif(not _read_only_mounts(), reason="needs root and mount namespaces for a read-only bind mount")
 def test_a_read_only_home_is_one_line_for_every_command_and_history_still_reads(home: Path, quick_demo: None) -> None:
     assert ensemble(home, "ask", "--demo", "--mode", "chatgpt", "first", process=False).returncode == 0
-    read_only = ("unshare", "-m", "sh", "-c", f'mount --bind -o ro "{home}" "{home}" && exec "$0" "$@"')
-    asked = ensemble(home, "ask", "--demo", "--mode", "chatgpt", "--new", "second", prefix=read_only)
+    # Each a process of its own in which the home is bound read-only (forked with the SDKs imported).
+    asked = ensemble(home, "ask", "--demo", "--mode", "chatgpt", "--new", "second", read_only=True)
     assert asked.returncode == 1 and asked.stdout == ""  # no reservation can be recorded: nothing is sent
-    files = ensemble(home, "files", "--demo", prefix=read_only)
-    history = ensemble(home, "history", prefix=read_only)
+    files = ensemble(home, "files", "--demo", read_only=True)
+    history = ensemble(home, "history", read_only=True)
     for run in (asked, files, history):
         assert "Traceback" not in run.stderr, run.stderr
     for run in (asked, files):

@@ -124,14 +124,15 @@ print(json.dumps(seen))
 def test_a_warm_up_builds_the_sdk_models_the_first_call_would_build():
     """The SDKs defer building their pydantic models to first use (~0.1 s of CPU at the first turn,
     most of it google-genai's Tool and openai's Response): the warm-up builds the ones each
-    adapter's calls use, and imports pypdf where the PDF is sent as text. A fresh process, since
-    any earlier test's call has built them here. The models those hold are built too: the SDKs
+    adapter's calls use, and imports pypdf where the PDF is sent as text. A process that has made
+    no call, since any earlier test's call has built them here: forked from tests/forked.py's
+    server, which imported the SDKs and ran nothing. The models those hold are built too: the SDKs
     read a reply field by field, and a first reply built them (openai's ~0.2 s of CPU, issue 36)."""
     import json
-    import subprocess
-    import sys
 
-    done = subprocess.run([sys.executable, "-c", WARM_MODELS_SCRIPT], capture_output=True, text=True, timeout=120)
+    from tests import forked
+
+    done = forked.run_python(WARM_MODELS_SCRIPT, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     # an endpoint sent the PDF as text: its extraction's import (pypdf, ~75 ms) is warmed too
