@@ -130,19 +130,40 @@ async def test_an_older_home_is_indexed_on_the_history_first_open(workspace, cha
         await wait_until(pilot, lambda: bool(app.screen.query_one(SearchResults).hits))
 
 
-async def test_a_long_history_lists_the_newest_chats_and_the_filter_reaches_the_others(workspace, make_app):
+async def test_a_long_history_reaches_every_chat_by_keys_scrolling_and_the_filter(workspace, make_app):
+    """1,000 chats: the list opens at the newest, lists more as the cursor or the scroll comes
+    near its last row, and Ctrl+End reaches the oldest (it used to list only the newest 200)."""
     from ensemble_tui.core.store.archive import SessionSummary
-    from ensemble_tui.ui.screens.history import ROWS_SHOWN
 
-    chats = [SessionSummary(f"2025-01-01_00-00-00-{n}", f"Question number {n}", 1, 0.01) for n in range(250, 0, -1)]
+    chats = [SessionSummary(f"2025-01-01_00-00-00-{n}", f"Question number {n}", 1, 0.01) for n in range(1000, 0, -1)]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.push_screen(HistoryScreen(chats, ""))
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
         await pilot.pause()
-        table = app.screen.query_one(DataTable)
-        assert table.row_count == ROWS_SHOWN
-        assert f"The newest {ROWS_SHOWN} of 250 chats" in str(app.screen.query_one("#history-status").content)
-        await pilot.press(*"number 3")
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        assert str(table.get_row_at(0)[1]) == "Question number 1000"
+        assert "of 1,000 chats" not in str(screen.query_one("#history-status").content)
+
+        await pilot.press("tab", *["pagedown"] * 12)  # to the list, then a page at a time
         await pilot.pause()
-        assert str(table.get_row_at(table.row_count - 1)[1]) == "Question number 3"
+        assert screen.highlighted() is not None
+        assert screen.highlighted().name == str(table.get_row_at(table.cursor_row)[1])
+        assert table.cursor_row > 250  # more chats were listed as the cursor went down
+
+        table.scroll_end(animate=False, immediate=True)  # the mouse wheel or the scroll bar
+        await wait_until(pilot, lambda: table.row_count > table.cursor_row + 100)
+
+        await pilot.press("ctrl+end")  # the table's key for its last row
+        await pilot.pause()
+        assert table.row_count == 1000
+        assert screen.highlighted().name == "Question number 1"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HistoryScreen))
+
+        app.push_screen(HistoryScreen(chats, ""))
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"number 3", "tab", "ctrl+end")  # 3, 30-39 and 300-399, then the oldest
+        await pilot.pause()
+        assert app.screen.highlighted().name == "Question number 3"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -125,9 +125,12 @@ class Library(Protocol):
 
 
 SEARCH_LIMIT = 50
-# The list shows at most this many chats (the newest): a table row costs ~0.3 ms to add, and a
-# home of 1,000 chats must open within 200 ms (bench row 9.f); the filter reaches every chat.
-ROWS_SHOWN = 200
+# The list reaches every chat, but a DataTable row costs ~0.1 ms to add and as much again to
+# measure (every row, whatever its column widths), and a home of 1,000 chats must open within
+# 200 ms (bench row 9.f): the list is filled as it is read. A screenful of rows is added before
+# the first frame; this many more each time the cursor or the scroll comes within a screen of the
+# last row added, and all of them for Ctrl+End (the table's key for its last row).
+ROWS_A_STEP = 100
 
 
 def matches(summary: SessionSummary, words: list[str]) -> bool:
@@ -136,6 +139,19 @@ def matches(summary: SessionSummary, words: list[str]) -> bool:
         return True
     haystack = f"{summary.name} {summary.first_question} {session_date(summary.id)}".casefold()
     return all(word in haystack for word in words)
+
+
+class ChatTable(DataTable[Text]):
+    """The history's table, filled as it is read (HistoryScreen.fill): its last row (Ctrl+End)
+    is the oldest chat, whether it was listed yet or not."""
+
+    def __init__(self, list_all: Callable[[], None], **options: Any) -> None:
+        super().__init__(**options)
+        self.list_all = list_all
+
+    def action_scroll_bottom(self) -> None:
+        self.list_all()
+        super().action_scroll_bottom()
 
 
 class HistoryScreen(ModalScreen[str | FoundMessage | None]):
@@ -179,6 +195,7 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
         self.simulated = simulated
         self.library = library
         self.indexing = False  # the search index of an older home is being built
+        self.unlisted: list[tuple[SessionSummary, int]] = []  # the matching chats not in the table yet
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog -wide"):
@@ -189,7 +206,7 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
                 return
             yield Input(placeholder="Filter: words of a question, a name or a date", id="history-filter", compact=True)
             yield Input(id="history-rename", compact=True)
-            table: DataTable[Text] = DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+            table = ChatTable(self.list_all, id="history-table", cursor_type="row", zebra_stripes=True)
             table.add_column(Text("Date"), key="date")
             table.add_column(Text("First question"), key="question")
             table.add_column(Text("Replies", justify="right"), key="turns")
@@ -201,20 +218,36 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
     def on_mount(self) -> None:
         if self.sessions:
             self.fill("")
+            self.watch(self.query_one("#history-table", DataTable), "scroll_y", self.scrolled, init=False)
             self.query_one("#history-filter", Input).focus()
             if self.library is not None and not self.library.search_index_ready():
                 self.indexing = True
                 self.run_worker(self.build_index, thread=True, exit_on_error=False, group="search-index")
 
-    def fill(self, text: str) -> None:
-        """Show the chats that match the filter `text`."""
+    def fill(self, text: str, keep: str | None = None) -> None:
+        """Show the chats that match the filter `text`: a screenful of rows (down to the chat
+        `keep`, so the cursor can stay on it), the others as the list is read (`list_more`)."""
         table = self.query_one("#history-table", DataTable)
         table.clear()
-        limit = question_chars(self.app.size.width)
         words = text.casefold().split()
         matching = [summary for summary in self.sessions if matches(summary, words)]
-        shown = matching[:ROWS_SHOWN]
-        for summary, depth in under_parents(shown):
+        self.unlisted = under_parents(matching)
+        kept = next((n + 1 for n, (summary, _) in enumerate(self.unlisted) if summary.id == keep), 0)
+        self.list_more(max(self.app.size.height, kept))
+        if not matching:
+            self.say(f"No chat matches \u201c{text.strip()}\u201d.")
+        elif any(summary.id == self.current_id for summary in matching):
+            self.say("● the chat open now")
+        else:
+            self.say("")
+        self.search_contents(text)
+
+    def list_more(self, count: int) -> None:
+        """Add the next `count` matching chats to the table."""
+        table = self.query_one("#history-table", DataTable)
+        limit = question_chars(self.app.size.width)
+        adding, self.unlisted = self.unlisted[:count], self.unlisted[count:]
+        for summary, depth in adding:
             date = Text(session_date(summary.id))
             if summary.id == self.current_id:
                 date.append(" ●", style="bold")
@@ -225,15 +258,21 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
                 Text(amount(summary.cost_usd, simulated=self.simulated), justify="right"),
                 key=summary.id,
             )
-        if not shown:
-            self.say(f"No chat matches \u201c{text.strip()}\u201d.")
-        elif len(matching) > len(shown):
-            self.say(f"The newest {len(shown)} of {len(matching):,} chats: type to find the others.")
-        elif any(summary.id == self.current_id for summary in shown):
-            self.say("● the chat open now")
-        else:
-            self.say("")
-        self.search_contents(text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The cursor within a screen of the last row listed lists more."""
+        if self.unlisted and event.cursor_row >= event.data_table.row_count - self.app.size.height:
+            self.list_more(ROWS_A_STEP)
+
+    def list_all(self) -> None:
+        """Every matching chat, for the table's last row (Ctrl+End) to be the oldest."""
+        self.list_more(len(self.unlisted))
+
+    def scrolled(self, scroll_y: float) -> None:
+        """The list scrolled (the mouse, the scroll bar) to within a screen of its last row."""
+        table = self.query_one("#history-table", DataTable)
+        if self.unlisted and scroll_y + 2 * self.app.size.height >= table.row_count:
+            self.list_more(ROWS_A_STEP)
 
     def say(self, line: str) -> None:
         self.query_one("#history-status", Static).update(plain(line))
@@ -300,15 +339,15 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
             self.say(problem)
         else:
             self.sessions = [replace(s, title=title.strip()) if s.id == chosen.id else s for s in self.sessions]
-            self.refill()
+            self.refill(keep=chosen.id)
             self.say(f"Renamed the chat of {session_date(chosen.id)}.")
         table = self.query_one("#history-table", DataTable)
         if chosen.id in table.rows:  # the cursor stays on the chat renamed, so a following d acts on it
             table.move_cursor(row=table.get_row_index(chosen.id))
         table.focus()
 
-    def refill(self) -> None:
-        self.fill(self.query_one("#history-filter", Input).value)
+    def refill(self, keep: str | None = None) -> None:
+        self.fill(self.query_one("#history-filter", Input).value, keep)
 
     def action_delete(self) -> None:
         chosen = self.highlighted()
