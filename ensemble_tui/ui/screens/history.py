@@ -260,8 +260,9 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
             )
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        """The cursor within a screen of the last row listed lists more."""
-        if self.unlisted and event.cursor_row >= event.data_table.row_count - self.app.size.height:
+        """The cursor within a screen of the last row listed lists more (not on the first row:
+        a fill lists a screenful, and is highlighted there before its layout)."""
+        if self.unlisted and 0 < event.cursor_row >= event.data_table.row_count - self.app.size.height:
             self.list_more(ROWS_A_STEP)
 
     def list_all(self) -> None:
