@@ -149,6 +149,7 @@ class StatusBar(Widget):
         # A run has just started: the right-hand parts keep their places until the line's next
         # news (see `_paint`).
         self._hold_widths = False
+        self._line: tuple[tuple[object, ...], Strip] | None = None  # the last line drawn, and for what
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(TICK_S, self._tick, pause=True)
@@ -282,13 +283,18 @@ class StatusBar(Widget):
             return Strip.blank(max(0, width), self.visual_style.rich_style)
         plan = self.shown
         base = self.visual_style
+        key = (plan, width, base, self.background_colors)  # each frame over the line draws it
+        if self._line is not None and self._line[0] == key:
+            return self._line[1]
         gap = Strip.blank(self.GAP, self._blank_style())
         right: list[Strip] = []
         for part, style in ((plan.style, base), (plan.cost, self.get_visual_style("status-bar--cost"))):
             if part is not None:
                 right += [gap, self._part_strip(part, part.cell_len, style)]
         room = width - sum(strip.cell_length for strip in right)
-        return Strip.join([self._part_strip(plan.status, max(0, room), base), *right]).crop(0, width)
+        line = Strip.join([self._part_strip(plan.status, max(0, room), base), *right]).crop(0, width)
+        self._line = (key, line)
+        return line
 
     def _part_strip(self, text: Text, width: int, style: VisualStyle) -> Strip:
         """`text` drawn `width` cells wide, as a Static of that width draws it."""
