@@ -163,10 +163,21 @@ async def _append_reply(app: Any, times: Any, args: dict[str, Any]) -> dict[str,
             else:
                 model = sum(end - start for _label, start, end in times.spans)
                 results.append({"total": at - pressed, "model": model, "app": at - pressed - model})
+            # A reply that came late (the first, which imports the SDKs and uploads the paper, can
+            # take longer than the timeout on a loaded machine) must not refuse the next question
+            # ("a reply is under way"), which would count as missed too.
+            await _turn_over(app, args["reply_timeout"] * 4)
             await asyncio.sleep(0.3)
         return {"warmup": results[0], "runs": results[1:], **memory_mb()}
 
     return await run_headless(app, body, args["timeout"])
+
+
+async def _turn_over(app: Any, limit_s: float) -> None:
+    """Wait (at most `limit_s`) until no reply is under way in the app."""
+    deadline = time.perf_counter() + limit_s
+    while app.main.turns.running and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def responsiveness(args: dict[str, Any]) -> dict[str, Any]:

@@ -170,8 +170,9 @@ def appending(root: Path, env: dict[str, str], repeats: int, sizes: Sizes) -> li
                 "repeats": repeats * sizes.replies_per_repeat,
                 "reply_timeout": sizes.reply_timeout_s,
             }
-            # The child may wait for each of its replies (the untimed first one too) in turn.
-            child_s = max(180.0, (args["repeats"] + 1) * sizes.reply_timeout_s + 60.0)
+            # The child may wait for each of its replies (the untimed first one too) in turn, and
+            # after a missed one for its turn to end (up to four timeouts more: bench/child.py).
+            child_s = max(180.0, (args["repeats"] + 1) * sizes.reply_timeout_s * 5 + 60.0)
             result = run_child("append", args, child_s, sizes)
         except Exception as exc:
             rows.append(error_row(f"3.{turns}", f"add a reply at {turns} turns", exc))

@@ -8,8 +8,6 @@ from __future__ import annotations
 import random
 import re
 
-from textual.widgets import Static
-
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.providers.registry import build_providers
@@ -23,12 +21,12 @@ WAITING = "waiting: ChatGPT, Claude, Gemini"  # the status line while the three 
 
 
 def status(app: EnsembleApp) -> str:
-    return str(app.query_one("#status-text", Static).content)
+    return app.main.chat.status.shown.status.plain
 
 
 def shown_cost(app: EnsembleApp) -> float:
     """The chat's cost as the status line shows it ("$0.0123 (simulated)")."""
-    shown = str(app.query_one("#status-cost", Static).content)
+    shown = app.main.chat.status.shown.cost.plain
     found = re.search(r"\$(\d+(?:\.\d+)?)", shown)
     assert found is not None, shown
     return float(found.group(1))

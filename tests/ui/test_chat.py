@@ -23,7 +23,7 @@ def notices(app, kind: str | None = None) -> list[str]:
 
 
 def status_text(app) -> str:
-    return str(app.query_one("#status-text").content)
+    return app.main.chat.status.shown.status.plain
 
 
 def screen_text(app) -> str:
@@ -253,12 +253,12 @@ async def test_nothing_to_redo_yet(workspace, chatty, make_app):
 async def test_cost_is_shown_and_updated(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        assert str(app.query_one("#status-cost").content) == "Session cost $0.0000"
+        assert app.main.chat.status.shown.cost.plain == "Session cost $0.0000"
         await type_text(pilot, "Costs")
         await pilot.press("f12")
         await settle(pilot)
         assert workspace.session.cost_usd > 0
-        assert str(app.query_one("#status-cost").content) != "Session cost $0.0000"
+        assert app.main.chat.status.shown.cost.plain != "Session cost $0.0000"
 
 
 class BrokenEngine:

@@ -124,11 +124,11 @@ async def test_the_status_line_names_the_cancel_key_as_the_keymap_has_it(workspa
         await type_text(pilot, "Slow one")
         await pilot.press("f2")
         await wait_until(pilot, lambda: app.main.turns.turn is not None)
-        assert "F12 cancels" in str(app.query_one("#status-text").content)
+        assert "F12 cancels" in app.main.chat.status.shown.status.plain
         await pilot.press("f12")
         await settle(pilot)
-        assert "Cancelled" in str(app.query_one("#status-text").content)
-        assert "cancels" not in str(app.query_one("#status-text").content)
+        assert "Cancelled" in app.main.chat.status.shown.status.plain
+        assert "cancels" not in app.main.chat.status.shown.status.plain
 
 
 async def test_how_to_cancel_stays_in_view_when_the_status_is_too_long_for_the_line(workspace, chatty, make_app):
@@ -141,10 +141,10 @@ async def test_how_to_cancel_stays_in_view_when_the_status_is_too_long_for_the_l
         await pilot.press("f5")
         await wait_until(pilot, lambda: app.main.chat.status.answered == ("ChatGPT",))  # two models still to answer
         await pilot.pause(0.2)  # a tick of the spinner repaints the line at its width
-        status = app.query_one("#status-text")
-        shown = status.content
-        assert str(shown).endswith("· Esc cancels") and "…" in str(shown)
-        assert shown.cell_len <= status.content_size.width
+        status = app.main.chat.status
+        shown = status.shown.status
+        assert shown.plain.endswith("· Esc cancels") and "…" in shown.plain
+        assert shown.cell_len <= status.status_room
         await pilot.press("escape")
         await settle(pilot)
 

@@ -156,14 +156,13 @@ async def test_a_runs_first_line_leaves_the_style_in_place_until_the_turns_first
         status.follow(ActiveTurn(1, Mode.ALL, "Question"), hint="Esc cancels")
         status.show("Starting All with the paper and every proposer of the chat…")  # no room for the style
         await pilot.pause()
-        text = app.query_one("#status-text")
-        assert app.query_one("#status-style").display  # still where it was
-        assert str(text.content).endswith("Esc cancels")
-        assert text.content.cell_len <= text.content_size.width
+        assert status.shown.style is not None  # still where it was
+        assert status.shown.status.plain.endswith("Esc cancels")
+        assert status.shown.status.cell_len <= status.status_room
         status.update_status("Collecting replies… (1/3)", ["ChatGPT"], ["Claude", "Gemini"])
         await pilot.pause()
-        assert not app.query_one("#status-style").display  # the style went first
-        assert "(1/3)" in str(app.query_one("#status-text").content)
+        assert status.shown.style is None  # the style went first
+        assert "(1/3)" in status.shown.status.plain
 
 
 async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, make_app):
@@ -177,16 +176,15 @@ async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, mak
         status.set_retry("Claude retries in 4s")
         status.set_cost(0.25)
         await pilot.pause()
-        text = app.query_one("#status-text")
-        shown = str(text.content)
+        shown = status.shown.status.plain
         assert "(1/3)" in shown and "0s" in shown and "Claude retries in 4s" in shown and shown.endswith("Esc cancels")
-        assert not app.query_one("#status-style").display  # the style went first
-        assert text.content.cell_len <= text.content_size.width
+        assert status.shown.style is None  # the style went first
+        assert status.shown.status.cell_len <= status.status_room
         status.show("Reply complete (All, 5s).")
         status.follow(None)
         await pilot.pause()
-        assert app.query_one("#status-style").display  # room again once the run is over
-        assert "Style Aggregator" in str(app.query_one("#status-style").content)
+        assert status.shown.style is not None  # room again once the run is over
+        assert "Style Aggregator" in status.shown.style.plain
 
 
 # ----- the footer ---------------------------------------------------------------------------

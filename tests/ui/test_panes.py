@@ -169,7 +169,7 @@ async def test_the_previous_session_is_restored_lazily(workspace, chatty, make_a
         assert app.main.chat.log_view.hidden_count == 60 - BATCH
         assert app.main.choices.mode.value == "claude"
         assert app.main.model_pane("Gemini").output.text == "Old Gemini text"
-        assert "$1.25" in str(app.query_one("#status-cost").content)
+        assert "$1.25" in app.main.chat.status.shown.cost.plain
         await show_pane(pilot, "resubmissions")
         assert len(app.main.resubmissions.query(ResubmissionEntry)) == 1
         await show_pane(pilot, "chat")

@@ -34,7 +34,7 @@ def ledger_rows(workspace) -> list:
 
 
 def cost_text(app) -> str:
-    return str(app.query_one("#status-cost").render())
+    return app.main.chat.status.shown.cost.plain
 
 
 async def test_the_palette_releases_a_crashed_turns_reservations(workspace, chatty, make_app):

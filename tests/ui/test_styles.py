@@ -41,7 +41,7 @@ def forget_calls(providers: dict[str, ScriptedProvider]) -> None:
 
 
 def style_status(app) -> str:
-    return str(app.query_one("#status-style").content)
+    return app.main.chat.status.shown.style.plain
 
 
 async def ask(pilot, text: str, key: str = "f5") -> None:
@@ -61,7 +61,7 @@ async def test_each_style_key_chooses_the_style_the_engine_runs(workspace, chatt
         assert style_status(app) == "Style Critique & vote"
         await ask(pilot, "Vote on it")
         assert {"critique"} <= roles(chatty) and "aggregator" not in roles(chatty)
-        assert str(app.query_one("#status-text").content).startswith("Reply complete (All · Critique & vote")
+        assert app.main.chat.status.shown.status.plain.startswith("Reply complete (All · Critique & vote")
 
         forget_calls(chatty)
         await pilot.press("f7")
@@ -132,7 +132,7 @@ async def test_single_models_ignore_the_style(workspace, chatty, make_app):
         await ask(pilot, "Just Claude", key="f2")
         assert [call for p in chatty.values() for call in p.calls] == chatty["Claude"].calls
         assert len(chatty["Claude"].calls) == 1
-        assert str(app.query_one("#status-text").content).startswith("Reply complete (Claude,")
+        assert app.main.chat.status.shown.status.plain.startswith("Reply complete (Claude,")
         assert style_status(app) == "Style Council (multi-model turns only)"
         assert workspace.session.last_style == "council"  # kept for the next multi-model turn
 

@@ -19,12 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.timer import Timer
-from textual.widgets import Static
+from textual.visual import Visual, visualize
+from textual.widget import Widget
 
 from ensemble_tui.core.money import cents, cost_phrase, money
 from ensemble_tui.core.turn.handle import TurnPhase
@@ -113,8 +115,20 @@ def _first_fitting(forms: tuple[Text, Text], room: int) -> Text | None:
     return next((form for form in forms if form.cell_len <= room), None)
 
 
-class StatusBar(Horizontal):
-    """Status text with spinner and elapsed time on the left, style and session cost on the right."""
+class StatusBar(Widget):
+    """Status text with spinner and elapsed time on the left, style and session cost on the right.
+
+    One widget of one fixed size draws the three parts itself (`render_line`), so nothing it shows
+    ever asks for a layout: as three Statics in a row, a part that grew, shrank or went (the cost
+    during a run, the style giving its room to who answered) asked Textual to lay out the whole
+    screen (18 requests in bench row 4's All turns; most came in the same tick as the chat log's
+    own, so they seldom made a pass of their own). It draws the parts as those Statics did (the
+    status `1fr`, the style and cost as wide as their text, each after its gap), cell for cell
+    and segment for segment, so the snapshots are unchanged.
+    """
+
+    COMPONENT_CLASSES = {"status-bar--cost"}
+    GAP = 3  # cells before the style and before the cost
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -132,22 +146,30 @@ class StatusBar(Horizontal):
         self._simulated = False  # a demo's money: "would cost $0.17 (simulated)"
         self._unconfirmed = 0.0  # what a turn cut off by a crash still holds (issue 34 §2)
         self._style = ("Aggregator", True)
-        self._shown: tuple[Text | None, Text | None] | None = None  # the right-hand parts on screen
-        # A run has just started: the right-hand parts keep their widths until the line's next
+        self._plan: LinePlan | None = None  # what is on screen (None: not drawn yet)
+        # A run has just started: the right-hand parts keep their places until the line's next
         # news (see `_paint`).
         self._hold_widths = False
-
-    def compose(self) -> ComposeResult:
-        plan = plan_line(self._parts(), 0, 0, 0)
-        yield Static(plan.status, id="status-text")
-        yield Static(plan.style or "", id="status-style")
-        yield Static(plan.cost or "", id="status-cost")
+        self._line: tuple[tuple[object, ...], Strip] | None = None  # the last line drawn, and for what
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(TICK_S, self._tick, pause=True)
 
     def on_resize(self, event: events.Resize) -> None:
         self._paint()
+
+    @property
+    def shown(self) -> LinePlan:
+        """The three parts as on screen: the status text, the style and the cost (None: left out)."""
+        if self._plan is None:
+            return plan_line(self._parts(), 0, 0, 0)
+        return self._plan
+
+    @property
+    def status_room(self) -> int:
+        """The cells the status text has: the line's width less the style and cost shown."""
+        plan = self.shown
+        return self.content_size.width - sum(part.cell_len + self.GAP for part in (plan.style, plan.cost) if part)
 
     @property
     def text(self) -> str:
@@ -236,49 +258,57 @@ class StatusBar(Horizontal):
         self._paint()
 
     def _paint(self) -> None:
-        """Redraw the line. The status text is redrawn without a layout: it is one row high and
-        takes the width left by the style and cost (`1fr`), and a layout pass on every tick
-        (8 a second during a run) cost 5-15 ms of the loop each. The style and cost take a
-        layout only when what they show changes (the cost changes with every call of a run)."""
+        """Plan the line again and redraw it: never a layout (see the class docstring)."""
         if not self.is_mounted:
             return
-        style_widget = self.query_one("#status-style", Static)
-        cost_widget = self.query_one("#status-cost", Static)
-        plan = plan_line(
-            self._parts(),
-            self.content_size.width,
-            style_widget.styles.margin.width,
-            cost_widget.styles.margin.width,
-        )
-        if self._hold_widths and self._shown is not None and self._shown != (plan.style, plan.cost):
+        width = self.content_size.width
+        plan = plan_line(self._parts(), width, self.GAP, self.GAP)
+        shown = self._plan
+        if self._hold_widths and shown is not None and (shown.style, shown.cost) != (plan.style, plan.cost):
             # A run's first line ("Starting…") keeps the style and cost as they are, its phase
-            # cut with "…" if need be, instead of a layout of the whole screen of its own: the
-            # turn's first news (the question in the chat and its status, its cost; at the latest
-            # the spinner's tick after HOLD_WIDTHS_S) comes with a layout anyway, and the widths
-            # change with it.
-            room = self.content_size.width - sum(
-                form.cell_len + widget.styles.margin.width
-                for form, widget in zip(self._shown, (style_widget, cost_widget), strict=True)
-                if form is not None
-            )
+            # cut with "…" if need be, until the turn's first news (the question in the chat and
+            # its status, its cost; at the latest the spinner's tick after HOLD_WIDTHS_S): the
+            # right-hand parts do not jump at Enter and again at that news.
+            room = width - sum(part.cell_len + self.GAP for part in (shown.style, shown.cost) if part)
             blank = (Text(end=""), Text(end=""))
-            parts = replace(self._parts(), style=blank, cost=blank)
-            plan = plan_line(parts, max(1, room), 0, 0)
-            self.query_one("#status-text", Static).update(plan.status, layout=False)
-            return
-        if self._shown != (plan.style, plan.cost):
-            before = self._shown
-            self._shown = (plan.style, plan.cost)
-            with self.app.batch_update():
-                for widget, shown, old in (
-                    (style_widget, plan.style, before and before[0]),
-                    (cost_widget, plan.cost, before and before[1]),
-                ):
-                    widget.display = shown is not None
-                    if shown is not None:
-                        width_changed = old is None or old.cell_len != shown.cell_len
-                        widget.update(shown, layout=width_changed)
-        self.query_one("#status-text", Static).update(plan.status, layout=False)
+            status = plan_line(replace(self._parts(), style=blank, cost=blank), max(1, room), 0, 0).status
+            plan = LinePlan(status, shown.style, shown.cost)
+        self._plan = plan
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        """The line as three Statics in a row drew it: the status padded to its room, then each
+        right-hand part after its gap (blank in the line's own style)."""
+        width = self.content_size.width
+        if y or width <= 0:
+            return Strip.blank(max(0, width), self.visual_style.rich_style)
+        plan = self.shown
+        base = self.visual_style
+        key = (plan, width, base, self.background_colors)  # each frame over the line draws it
+        if self._line is not None and self._line[0] == key:
+            return self._line[1]
+        gap = Strip.blank(self.GAP, self._blank_style())
+        right: list[Strip] = []
+        for part, style in ((plan.style, base), (plan.cost, self.get_visual_style("status-bar--cost"))):
+            if part is not None:
+                right += [gap, self._part_strip(part, part.cell_len, style)]
+        room = width - sum(strip.cell_length for strip in right)
+        line = Strip.join([self._part_strip(plan.status, max(0, room), base), *right]).crop(0, width)
+        self._line = (key, line)
+        return line
+
+    def _part_strip(self, text: Text, width: int, style: VisualStyle) -> Strip:
+        """`text` drawn `width` cells wide, as a Static of that width draws it."""
+        if width <= 0:
+            return Strip([], 0)
+        strips = Visual.to_strips(self, visualize(self, text), width, 1, style)
+        line = strips[0] if strips else Strip.blank(width, self._blank_style())
+        return line.adjust_cell_length(width, self._blank_style())
+
+    def _blank_style(self) -> RichStyle:
+        """The style of blank cells: the background alone, as Textual pads a widget's lines."""
+        base, background = self.background_colors
+        return VisualStyle(background=base + background).rich_style
 
     def _parts(self) -> LineParts:
         progress = Text(end="", no_wrap=True, overflow="ellipsis")
