@@ -109,7 +109,7 @@ class EnsembleApp(KeysInOrder):
 
     def get_default_screen(self) -> Screen:
         # With its size classes from the start (layout.py), as Textual would set them after the first layout.
-        self.main.add_class(*layout.size_classes(*self.size).split())
+        self.main.add_class(*layout.size_classes(*self.size).split(), update=False)
         return self.main
 
     def on_mount(self) -> None:

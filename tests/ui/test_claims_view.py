@@ -104,36 +104,45 @@ async def test_a_run_without_a_map_says_why_instead_of_opening_the_view(make_app
 
 
 async def test_a_late_map_comes_under_the_shown_reply_and_fills_the_open_claims_view(home, sample_pdf):
-    import dataclasses
+    import threading
 
     from ensemble_tui.simulator.demo_claims import MAP_MARK
 
     workspace = Workspace.open(home)
+    release = threading.Event()  # the map is held until the Claims view is open: no race with the load
     with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        respond = sim.openai.default  # ChatGPT, the aggregator, draws the map: 3 s late
+        respond = sim.openai.default  # ChatGPT, the aggregator, draws the map
 
-        def slowly(request):
+        def held(request):
             reply = respond(request)
-            return dataclasses.replace(reply, latency_s=3.0) if MAP_MARK in request.text else reply
+            if MAP_MARK in request.text:
+                release.wait(timeout=60)  # a server thread: the app goes on meanwhile
+            return reply
 
-        sim.openai.default = slowly
-        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
-            await type_text(pilot, "How much does aggregation help?")
-            await pilot.press("f5")
-            await wait_until(pilot, lambda: "Drawing the claim map" in app.main.chat.status.text)
-            assert (
-                app.main.turns.may_send and app.main.turns.map_pending
-            )  # the reply is in: the next question may be sent
-            assert "1 disputed" not in rendered_text(app.main.chat.log_view.entries[-1].content)
-            await pilot.press("f10")  # open while the map is drawn: it fills when it comes
-            await wait_until(pilot, lambda: on_claims(app))
-            assert not list(app.screen.query(ClaimCard))
-            await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))))
-            assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
-            assert app.main.chat.status.text.startswith("Reply complete (All")
-            assert app.main.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
-            await pilot.press("escape")
-            await wait_until(pilot, lambda: "1 disputed" in rendered_text(app.main.chat.log_view.entries[-1].content))
+        sim.openai.default = held
+        try:
+            async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
+                await type_text(pilot, "How much does aggregation help?")
+                await pilot.press("f5")
+                await wait_until(pilot, lambda: "Drawing the claim map" in app.main.chat.status.text)
+                assert (
+                    app.main.turns.may_send and app.main.turns.map_pending
+                )  # the reply is in: the next question may be sent
+                assert "1 disputed" not in rendered_text(app.main.chat.log_view.entries[-1].content)
+                await pilot.press("f10")  # open while the map is drawn: it fills when it comes
+                await wait_until(pilot, lambda: on_claims(app))
+                assert not list(app.screen.query(ClaimCard))
+                release.set()
+                await wait_until(pilot, lambda: bool(list(app.screen.query(ClaimCard))))
+                assert list(app.screen.query(ClaimCard))[0].claim.kind == "contradiction"
+                assert app.main.chat.status.text.startswith("Reply complete (All")
+                assert app.main.chat.status.text.endswith("Claims mapped.")  # the summary is under the reply
+                await pilot.press("escape")
+                await wait_until(
+                    pilot, lambda: "1 disputed" in rendered_text(app.main.chat.log_view.entries[-1].content)
+                )
+        finally:
+            release.set()
 
 
 async def test_at_80x24_up_and_down_move_between_claims_and_show_each_whole(home, sample_pdf):

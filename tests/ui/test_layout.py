@@ -24,14 +24,6 @@ def line_count(app) -> int:
     return app.main.chat.input.wrapped_document.height
 
 
-async def test_the_chat_keeps_at_least_14_rows_at_80x24(workspace, chatty, make_app):
-    app = make_app()
-    async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
-        assert app.main.chat.input.text == ""
-        assert app.main.chat.log_view.region.height >= 14
-
-
 async def test_the_question_box_grows_with_its_text_up_to_a_third_of_the_screen(workspace, chatty, make_app):
     app = make_app()
     async with app.run_test(size=SMALL) as pilot:
@@ -58,49 +50,6 @@ async def test_a_long_line_wraps_and_grows_the_box(workspace, chatty, make_app):
         await type_text(pilot, " ".join(["word"] * 40))  # ~200 characters: three lines at 80 columns
         await pilot.pause()
         assert app.main.chat.input.region.height == 2 + line_count(app) == 5
-
-
-@pytest.mark.parametrize("size", [SMALL, LARGE])
-async def test_the_placeholder_fits_on_the_first_line(workspace, chatty, make_app, size):
-    app = make_app()
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        box = app.main.chat.input
-        assert len(str(box.placeholder)) <= box.content_size.width
-        assert "Enter sends" in str(box.placeholder)
-
-
-async def test_the_mode_buttons_take_one_row_at_80x24_and_no_label_wraps(workspace, chatty, make_app):
-    app = make_app()
-    async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
-        buttons = list(app.query(ModeButton))
-        style = app.main.chat.actions.style_button
-        assert {button.region.y for button in [*buttons, style]} == {buttons[0].region.y}
-        assert all(button.region.height == 1 for button in buttons)
-        for button in buttons:
-            assert button.content_size.width >= len(str(button.label)), button.label
-        assert max(button.region.right for button in [*buttons, style]) <= 80
-
-
-@pytest.mark.parametrize("size", [(80, 40), (100, 30), LARGE])
-async def test_chatgpt_and_gemini_never_wraps(workspace, chatty, make_app, size):
-    app = make_app()
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        both = app.query_one("#mode-chatgpt-gemini", ModeButton)
-        assert both.content_size.width >= len("ChatGPT & Gemini")
-        assert both.content_size.height == 1
-        assert app.main.chat.actions.style_button.region.right <= size[0]
-
-
-async def test_a_tall_screen_keeps_the_bordered_buttons(workspace, chatty, make_app):
-    app = make_app()
-    async with app.run_test(size=LARGE) as pilot:
-        await pilot.pause()
-        assert all(button.region.height == 3 for button in app.query(ModeButton))
-        assert app.main.chat.input.region.height == 4  # two lines to start with
-        assert app.main.chat.log_view.region.height >= 25
 
 
 # ----- the status line ---------------------------------------------------------------------
@@ -200,32 +149,93 @@ def footer_line(app) -> str:
     return rows.get(app.query_one(Footer).region.y, "").replace("\u00a0", " ")
 
 
-@pytest.mark.parametrize("size", [SMALL, (100, 30), LARGE])
-async def test_the_footer_shows_the_keys_seen_nowhere_else_whole(workspace, chatty, make_app, size):
-    app = make_app()
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        line = footer_line(app)
-        for key in ("^g History", "^f Compare", "^r Report", "^q Quit", "^p palette"):
-            assert key in line, (key, line)
-        for label in ("ChatGPT", "Claude", "Gemini", "All"):  # the mode buttons above show these
-            assert label not in line
+# ----- the first screen at each size ----------------------------------------------------------
+# One app per size, its first screen checked for each thing below (each check named for what it
+# checks): starting an app costs ~0.5 s of CPU, and these checks started fourteen for six sizes.
 
 
-@pytest.mark.parametrize("size", [(60, 20), (50, 20), SMALL])
-async def test_a_narrow_footer_shows_whole_keys_and_the_palette_key(workspace, chatty, make_app, size):
+def the_chat_keeps_at_least_14_rows(app, size) -> None:
+    assert app.main.chat.input.text == ""
+    assert app.main.chat.log_view.region.height >= 14
+
+
+def the_placeholder_fits_on_the_first_line(app, size) -> None:
+    box = app.main.chat.input
+    assert len(str(box.placeholder)) <= box.content_size.width
+    assert "Enter sends" in str(box.placeholder)
+
+
+def the_mode_buttons_take_one_row_and_no_label_wraps(app, size) -> None:
+    buttons = list(app.query(ModeButton))
+    style = app.main.chat.actions.style_button
+    assert {button.region.y for button in [*buttons, style]} == {buttons[0].region.y}
+    assert all(button.region.height == 1 for button in buttons)
+    for button in buttons:
+        assert button.content_size.width >= len(str(button.label)), button.label
+    assert max(button.region.right for button in [*buttons, style]) <= size[0]
+
+
+def chatgpt_and_gemini_never_wraps(app, size) -> None:
+    both = app.query_one("#mode-chatgpt-gemini", ModeButton)
+    assert both.content_size.width >= len("ChatGPT & Gemini")
+    assert both.content_size.height == 1
+    assert app.main.chat.actions.style_button.region.right <= size[0]
+
+
+def a_tall_screen_keeps_the_bordered_buttons(app, size) -> None:
+    assert all(button.region.height == 3 for button in app.query(ModeButton))
+    assert app.main.chat.input.region.height == 4  # two lines to start with
+    assert app.main.chat.log_view.region.height >= 25
+
+
+def the_footer_shows_the_keys_seen_nowhere_else_whole(app, size) -> None:
+    line = footer_line(app)
+    for key in ("^g History", "^f Compare", "^r Report", "^q Quit", "^p palette"):
+        assert key in line, (key, line)
+    for label in ("ChatGPT", "Claude", "Gemini", "All"):  # the mode buttons above show these
+        assert label not in line
+
+
+def a_narrow_footer_shows_whole_keys_and_the_palette_key(app, size) -> None:
     """Issue 35: at 60x20 the footer ended `^f ▏^p paletteH`, a key cut and a stray letter of
     the next. Keys that do not fit are left out from the right; Quit, Help and the palette stay."""
+    line = footer_line(app).rstrip()
+    assert line.endswith("▏^p palette"), line
+    assert "^q Quit" in line and "f1 Help" in line
+    keys = ["^q Quit", "f1 Help", "^n New chat", "^o PDF", "^r Report", "^f Compare", "^g History"]
+    shown = line.removesuffix("▏^p palette")  # the drawn text: the spaces between keys are margins
+    assert any(shown == "".join(keys[:count]) for count in range(2, len(keys) + 1)), line
+    assert len(line) <= size[0]
+
+
+FIRST_SCREEN_CHECKS = {
+    SMALL: (
+        the_chat_keeps_at_least_14_rows,
+        the_placeholder_fits_on_the_first_line,
+        the_mode_buttons_take_one_row_and_no_label_wraps,
+        the_footer_shows_the_keys_seen_nowhere_else_whole,
+        a_narrow_footer_shows_whole_keys_and_the_palette_key,
+    ),
+    (60, 20): (a_narrow_footer_shows_whole_keys_and_the_palette_key,),
+    (50, 20): (a_narrow_footer_shows_whole_keys_and_the_palette_key,),
+    (80, 40): (chatgpt_and_gemini_never_wraps,),
+    (100, 30): (chatgpt_and_gemini_never_wraps, the_footer_shows_the_keys_seen_nowhere_else_whole),
+    LARGE: (
+        the_placeholder_fits_on_the_first_line,
+        chatgpt_and_gemini_never_wraps,
+        a_tall_screen_keeps_the_bordered_buttons,
+        the_footer_shows_the_keys_seen_nowhere_else_whole,
+    ),
+}
+
+
+@pytest.mark.parametrize("size", list(FIRST_SCREEN_CHECKS), ids=lambda size: f"{size[0]}x{size[1]}")
+async def test_the_first_screen_at_each_size(workspace, chatty, make_app, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        line = footer_line(app).rstrip()
-        assert line.endswith("▏^p palette"), line
-        assert "^q Quit" in line and "f1 Help" in line
-        keys = ["^q Quit", "f1 Help", "^n New chat", "^o PDF", "^r Report", "^f Compare", "^g History"]
-        shown = line.removesuffix("▏^p palette")  # the drawn text: the spaces between keys are margins
-        assert any(shown == "".join(keys[:count]) for count in range(2, len(keys) + 1)), line
-        assert len(line) <= size[0]
+        for check in FIRST_SCREEN_CHECKS[size]:
+            check(app, size)
 
 
 async def test_a_turn_leaves_the_footer_as_drawn_and_a_remapped_key_redraws_it(workspace, chatty, make_app):
