@@ -215,8 +215,7 @@ async def test_a_pane_is_mounted_when_first_shown_by_a_key_or_a_click_on_its_tab
         await wait_until(pilot, lambda: app.main.settings_pane.is_mounted and app.focused is not None)
         assert app.main.tabs.active == "settings" and app.focused is app.main.settings_pane
         await pilot.press("ctrl+pagedown")  # the next pane: the first after Settings is the Chat
-        await pilot.pause()
-        assert app.main.tabs.active == "chat" and app.focused is app.main.chat.input
+        await wait_until(pilot, lambda: app.main.tabs.active == "chat" and app.focused is app.main.chat.input)
         await pilot.click(f"#--content-tab-{pane_id_for_provider('Gemini')}")
         await wait_until(pilot, lambda: app.main.model_pane("Gemini").is_mounted)
         await pilot.pause()
