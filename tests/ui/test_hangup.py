@@ -18,11 +18,11 @@ import pytest
 from ensemble_tui.ui.hangup import GRACE_S
 
 CHILD = """
-import signal, sys, threading
+import os, signal, sys, threading
 from ensemble_tui.ui.hangup import end_on_hangup
 signal.signal(signal.SIGHUP, lambda *_: None)  # the app's handler, which a stuck loop never runs
 end_on_hangup()
-print("watching", flush=True)
+os.write(1, b"watching")  # one write: done once the test reads it (a print could still be flushing)
 threading.Event().wait()  # the stuck main thread
 """
 
