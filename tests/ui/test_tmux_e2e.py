@@ -88,6 +88,17 @@ class TmuxSession:
     def wait_for(self, text: str, timeout: float) -> str:
         return self.wait_for_any((text,), timeout)
 
+    def wait_for_all(self, texts: tuple[str, ...], timeout: float) -> str:
+        """The screen once every one of `texts` is on it at once (a capture can fall between two
+        parts of a frame, so one text seen does not mean the frame's others are drawn yet)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"not all of {texts!r} appeared within {timeout} s; the screen was:\n{self.screen()}")
+
     def wait_for_any(self, texts: tuple[str, ...], timeout: float) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -121,11 +132,11 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         session.wait_for("Ready.", timeout=30)
         session.keys("-l", "What is the main claim?")
         session.keys("Enter")
-        running = session.wait_for("Esc cancels", timeout=30)  # the status line says how to cancel
-        assert "■ All" in running  # the running action is marked
+        # While it runs, the status line says how to cancel and the running action is marked.
+        session.wait_for_all(("Esc cancels", "■ All"), timeout=30)
         screen = session.wait_for("Simulated final reply", timeout=60)
-        screen = session.wait_for("Reply complete (All", timeout=30)  # then "Claims mapped." if the map is late
-        assert "Sources:" in screen and "demo-source-1" in screen
+        # then "Claims mapped." if the map is late
+        screen = session.wait_for_all(("Reply complete (All", "Sources:", "demo-source-1"), timeout=30)
         assert "Traceback" not in screen
         saved = restored_session(home)
         assert [m.role for m in saved.history] == ["user", "assistant"]
@@ -135,11 +146,11 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
         session.wait_for("Style Critique & vote", timeout=30)
         session.keys("-l", "And locally?")
         session.keys("S-F1")
-        screen = session.wait_for("Reply complete (Ollama", timeout=30)
-        assert "Style Critique & vote (multi-model turns only)" in screen
+        session.wait_for_all(("Reply complete (Ollama", "Style Critique & vote (multi-model turns only)"), timeout=30)
         session.keys("C-r")
-        screen = session.wait_for("Run report · run 2 of 2 · Ollama", timeout=30)
-        assert "1. All · final · What is the main claim?" in screen
+        session.wait_for_all(
+            ("Run report · run 2 of 2 · Ollama", "1. All · final · What is the main claim?"), timeout=30
+        )
         session.keys("Escape")
         session.wait_for("^r Report", timeout=30)
         session.keys("C-q")
@@ -222,8 +233,7 @@ def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path
         session.close()  # the terminal goes away: no clean quit
         session = TmuxSession(_demo_env(tmp_path))
         session.start(app)
-        screen = session.wait_for("and a draft typed after it", timeout=30)
-        assert "A question asked as I quit" in screen
+        session.wait_for_all(("and a draft typed after it", "A question asked as I quit"), timeout=30)
     finally:
         session.close()
 
