@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,34 +47,25 @@ def check_pdf(path: str | Path) -> Path:
     return resolved
 
 
-# Page counts by file version (path, inode, size, mtime in ns; as the upload cache keys its
-# hashes): every turn asks (the budget's bound), and counting read the whole file on the event
-# loop each time (1.2 ms for a 1 MB paper). A few entries: a chat uses one PDF at a time.
-_page_counts: dict[tuple[str, int, int, int], int | None] = {}
-_page_counts_lock = threading.Lock()
-_KEEP_PAGE_COUNTS = 8
-
-
 def pdf_info(path: str | Path) -> PdfInfo:
     """Size and, when cheap to count, the number of pages of a checked PDF."""
     resolved = check_pdf(path)
     stat = resolved.stat()
-    size = stat.st_size
-    version = (str(resolved), stat.st_ino, size, stat.st_mtime_ns)
-    with _page_counts_lock:
-        if version in _page_counts:
-            return PdfInfo(resolved, size, _page_counts[version])
     pages: int | None = None
-    if size <= _PAGE_COUNT_LIMIT:
+    if stat.st_size <= _PAGE_COUNT_LIMIT:
         try:
-            pages = len(_PAGE.findall(resolved.read_bytes())) or None
+            pages = _page_count(str(resolved), stat.st_ino, stat.st_size, stat.st_mtime_ns)
         except OSError:
-            return PdfInfo(resolved, size, None)  # not kept: the next turn tries again
-    with _page_counts_lock:
-        if len(_page_counts) >= _KEEP_PAGE_COUNTS:
-            del _page_counts[next(iter(_page_counts))]
-        _page_counts[version] = pages
-    return PdfInfo(resolved, size, pages)
+            pages = None  # not kept: the next turn tries again
+    return PdfInfo(resolved, stat.st_size, pages)
+
+
+# By file version (path, inode, size, mtime in ns; as the upload cache keys its hashes): every
+# turn asks (the budget's bound), and counting reads the whole file on the event loop (1.2 ms
+# for a 1 MB paper). A few entries: a chat uses one PDF at a time.
+@functools.lru_cache(maxsize=8)
+def _page_count(path: str, _inode: int, _size: int, _mtime_ns: int) -> int | None:
+    return len(_PAGE.findall(Path(path).read_bytes())) or None
 
 
 def size_refusal(provider: str, protocol: str, size_bytes: int) -> str | None:
