@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -91,22 +91,22 @@ class TmuxSession:
     def wait_for_all(self, texts: tuple[str, ...], timeout: float) -> str:
         """The screen once every one of `texts` is on it at once (a capture can fall between two
         parts of a frame, so one text seen does not mean the frame's others are drawn yet)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if all(text in screen for text in texts):
-                return screen
-            time.sleep(0.2)
-        raise AssertionError(f"not all of {texts!r} appeared within {timeout} s; the screen was:\n{self.screen()}")
+        return self.wait_until(all, texts, timeout)
 
     def wait_for_any(self, texts: tuple[str, ...], timeout: float) -> str:
+        return self.wait_until(any, texts, timeout)
+
+    def wait_until(self, which: Callable[[Iterable[bool]], bool], texts: tuple[str, ...], timeout: float) -> str:
+        """The screen once `which` (all or any) of `texts` are on it."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             screen = self.screen()
-            if any(text in screen for text in texts):
+            if which(text in screen for text in texts):
                 return screen
             time.sleep(0.2)
-        raise AssertionError(f"none of {texts!r} appeared within {timeout} s; the screen was:\n{self.screen()}")
+        raise AssertionError(
+            f"{which.__name__} of {texts!r} not seen within {timeout} s; the screen was:\n{self.screen()}"
+        )
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=20)
