@@ -191,13 +191,14 @@ class SettleOp:
 
 
 LedgerOp = ReserveOp | SettleOp
+LedgerOutcome = Reservation | BudgetRefused | LedgerUnwritable | None  # what `apply` gives each op
 
 
 @runtime_checkable
 class BatchedLedger(Protocol):
     """A ledger that can apply several operations in one transaction (SqliteLedger.apply)."""
 
-    def apply(self, ops: Sequence[LedgerOp]) -> list[Reservation | BudgetRefused | LedgerUnwritable | None]: ...
+    def apply(self, ops: Sequence[LedgerOp]) -> list[LedgerOutcome]: ...
 
 
 def _grant(tally: Tally, cap: float, size: Sizing) -> tuple[int, float]:
@@ -262,22 +263,21 @@ class SqliteLedger:
     def settle(self, reservation: Reservation, billed: float) -> None:
         try:
             with self.archive.writing(self.busy_timeout_s) as db:
-                db.execute("UPDATE budget_reservations SET billed_usd = ? WHERE id = ?", (billed, reservation.id))
+                _settle_in(db, reservation, billed)
         except (sqlite3.Error, OSError):
             pass  # the row keeps its worst case, which only ever overstates what was spent
 
-    def apply(self, ops: Sequence[LedgerOp]) -> list[Reservation | BudgetRefused | LedgerUnwritable | None]:
+    def apply(self, ops: Sequence[LedgerOp]) -> list[LedgerOutcome]:
         """`ops` in their order in one transaction, so one write to disk stands for all of them
         (a wave's five calls reserved together, or settled together: each transaction syncs the
         database, a few milliseconds, and they ran one after another before the last request
         could leave). Each gets what `reserve` returns or raises, or None for a settle."""
         try:
             with self.archive.writing(self.busy_timeout_s) as db:
-                outcomes: list[Reservation | BudgetRefused | LedgerUnwritable | None] = []
+                outcomes: list[LedgerOutcome] = []
                 for op in ops:
                     if isinstance(op, SettleOp):
-                        sql = "UPDATE budget_reservations SET billed_usd = ? WHERE id = ?"
-                        db.execute(sql, (op.billed, op.reservation.id))
+                        _settle_in(db, op.reservation, op.billed)
                         outcomes.append(None)
                         continue
                     try:
@@ -307,6 +307,10 @@ class SqliteLedger:
         )
         row = int(cursor.lastrowid or 0)
         return Reservation(row, tokens, worst, counted.unconfirmed, counted.unconfirmed_since)
+
+
+def _settle_in(db: sqlite3.Connection, reservation: Reservation, billed: float) -> None:
+    db.execute("UPDATE budget_reservations SET billed_usd = ? WHERE id = ?", (billed, reservation.id))
 
 
 def stored_cost(db: sqlite3.Connection, session: str) -> float:

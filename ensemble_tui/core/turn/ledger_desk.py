@@ -19,13 +19,12 @@ from ensemble_tui.core.store.budget_ledger import (
     BudgetLedger,
     BudgetRefused,
     LedgerOp,
+    LedgerOutcome,
     LedgerUnwritable,
     Reservation,
     ReserveOp,
     SettleOp,
 )
-
-Outcome = Reservation | BudgetRefused | LedgerUnwritable | None
 
 
 class LedgerDesk:
@@ -33,7 +32,7 @@ class LedgerDesk:
 
     def __init__(self, ledger: BudgetLedger) -> None:
         self.ledger = ledger
-        self._queue: list[tuple[LedgerOp, asyncio.Future[Outcome]]] = []
+        self._queue: list[tuple[LedgerOp, asyncio.Future[LedgerOutcome]]] = []
         self._writer: asyncio.Task[None] | None = None
 
     async def reserve(self, op: ReserveOp) -> Reservation:
@@ -48,8 +47,8 @@ class LedgerDesk:
         """`ledger.settle`, batched."""
         await self._submit(op)
 
-    async def _submit(self, op: LedgerOp) -> Outcome:
-        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+    async def _submit(self, op: LedgerOp) -> LedgerOutcome:
+        done: asyncio.Future[LedgerOutcome] = asyncio.get_running_loop().create_future()
         self._queue.append((op, done))
         if self._writer is None:  # a task: it starts at the loop's next step, so this step's ops join
             self._writer = asyncio.create_task(self._write())
@@ -72,11 +71,11 @@ class LedgerDesk:
         finally:
             self._writer = None
 
-    def _apply(self, ops: list[LedgerOp]) -> list[Outcome]:
+    def _apply(self, ops: list[LedgerOp]) -> list[LedgerOutcome]:
         """In the worker thread: one transaction where the ledger can, else one operation each."""
         if isinstance(self.ledger, BatchedLedger):
             return self.ledger.apply(ops)
-        outcomes: list[Outcome] = []
+        outcomes: list[LedgerOutcome] = []
         for op in ops:
             if isinstance(op, SettleOp):
                 self.ledger.settle(op.reservation, op.billed)
