@@ -19,7 +19,10 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import ActiveBinding
 from textual.widgets import Footer
+
+Bindings = dict[str, ActiveBinding]  # Screen.active_bindings: key -> its binding, node and state
 
 PALETTE_CLASS = "-command-palette"  # Footer's class for the palette key, docked right
 
@@ -50,12 +53,14 @@ class SteadyFooter(Footer):
         """A new width may fit more keys, or fewer."""
         self.call_after_refresh(self.recompose)
 
-    def shown_keys(self) -> list[tuple[str, str]]:
+    def shown_keys(self, bindings: Bindings | None = None) -> list[tuple[str, str]]:
         """Each key Footer.compose draws left of the palette key, in its order: (key as
-        displayed, description), one per action as Footer draws them."""
+        displayed, description), one per action as Footer draws them. `bindings` is the screen's
+        active bindings when the caller has them already: each reading of them asks every
+        binding's `check_action` again (about 25 of them), and a recompose read them nine times."""
         app, seen = self.app, set()
         keys: list[tuple[str, str]] = []
-        for _node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
+        for _node, binding, _enabled, _tooltip in (bindings or self.screen.active_bindings).values():
             if binding.show and binding.action not in seen:
                 seen.add(binding.action)
                 keys.append((app.get_key_display(binding), binding.description))
@@ -78,41 +83,43 @@ class SteadyFooter(Footer):
         widgets = list(super().compose())
         palette = [widget for widget in widgets if widget.has_class(PALETTE_CLASS)]
         keys = [widget for widget in widgets if widget not in palette]
-        if len(self.shown_keys()) != len(keys):  # grouped keys: as Footer draws them
+        bindings = self.screen.active_bindings if self.is_attached else {}
+        shown = self.shown_keys(bindings)
+        if len(shown) != len(keys):  # grouped keys: as Footer draws them
             yield from widgets
             return
-        yield from (*keys[: self.fitting()], *palette)
+        yield from (*keys[: self.fitting(shown, bindings)], *palette)
 
-    def fitting(self) -> int:
-        """How many of the shown keys fit left of the palette key: all of them until the footer
+    def fitting(self, shown: list[tuple[str, str]], bindings: Bindings) -> int:
+        """How many of the `shown` keys fit left of the palette key: all of them until the footer
         has a width (so a resize that changes nothing recomposes nothing), else the most from
         the left that fit (the rightmost go first; Quit and Help stay)."""
-        sizes = self.shown_keys()
         if not self.size.width:
-            return len(sizes)
+            return len(shown)
         compact = self.compact
-        has_palette = self.show_command_palette and self.app.COMMAND_PALETTE_BINDING in self.screen.active_bindings
-        room = self.size.width - (key_width(*self.palette_key(), compact=compact) + 2 if has_palette else 0)
-        count = len(sizes)  # + 2 above: the palette key's border and padding
-        while count > 2 and sum(key_width(*size, compact=compact) for size in sizes[:count]) > room:
+        palette = bindings.get(self.app.COMMAND_PALETTE_BINDING) if self.show_command_palette else None
+        room = self.size.width
+        if palette is not None:  # + 2: the palette key's border and padding
+            room -= (
+                key_width(self.app.get_key_display(palette.binding), palette.binding.description, compact=compact) + 2
+            )
+        count = len(shown)
+        while count > 2 and sum(key_width(*size, compact=compact) for size in shown[:count]) > room:
             count -= 1
         return count
-
-    def palette_key(self) -> tuple[str, str]:
-        _node, binding, _enabled, _tooltip = self.screen.active_bindings[self.app.COMMAND_PALETTE_BINDING]
-        return self.app.get_key_display(binding), binding.description
 
     def keys_to_draw(self) -> tuple[object, ...]:
         """What Footer.compose draws from: each shown binding (and the palette's) with whether it
         is enabled, its tooltip and its key as displayed, and how many of them fit the width."""
         app = self.app
+        bindings = self.screen.active_bindings
         return (
-            self.fitting(),
+            self.fitting(self.shown_keys(bindings), bindings),
             self.show_command_palette,
             *(
                 (key, binding.key, binding.action, binding.description, binding.group, enabled, tooltip)
                 + (app.get_key_display(binding),)
-                for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
+                for key, (_node, binding, enabled, tooltip) in bindings.items()
                 if binding.show or key == app.COMMAND_PALETTE_BINDING
             ),
         )
