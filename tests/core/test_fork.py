@@ -10,7 +10,7 @@ import pytest
 
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
 from ensemble_tui.core.records.export import export_session
-from ensemble_tui.core.store.archive import RunArchive
+from ensemble_tui.core.store.archive import RunArchive, SessionRow
 from ensemble_tui.core.store.fork import ForkError, ForkPoint, fork_chat, fork_stored, history_through
 from ensemble_tui.core.store.upload_registry import StoredUpload, UploadRegistry, utc_now
 from ensemble_tui.core.workspace import Workspace
@@ -77,6 +77,34 @@ def test_the_history_lists_a_branch_with_its_parent_and_fork_point(workspace: Wo
     assert (listed[branch.id].parent, listed[branch.id].fork_turn) == (parent.id, 1)
     assert (listed[parent.id].parent, listed[parent.id].fork_turn) == (None, None)
     assert listed[branch.id].cost_usd == 0.0 and listed[parent.id].cost_usd == 0.42
+
+
+def test_listing_the_chats_parses_the_json_of_the_branches_alone(workspace: Workspace) -> None:
+    """The history's list of every chat (Ctrl+G) must not parse every chat's JSON (~4.5 KB each
+    in a real home) to find the few that are branches: it counts the parses SQLite makes."""
+    archive = workspace.archive
+    with archive.writing() as db:
+        for number in range(6):
+            archive.save_session(
+                SessionRow(f"2025-01-0{number + 1}_00-00-00", f"Q{number}", 1, 0.0, json.dumps({"id": str(number)})),
+                {},
+                db=db,
+            )
+    parent = three_turns(workspace)
+    branch = fork_chat(workspace.store, parent, 1)
+    parses: list[str] = []
+
+    def json_extract(document: str, path: str) -> object:
+        parses.append(path)
+        return json.loads(document).get(path.removeprefix("$."))
+
+    with archive.transaction() as db:  # SQLite's own json_extract, counted
+        db.create_function("json_extract", 2, json_extract, deterministic=True)
+    listed = {summary.id: (summary.parent, summary.fork_turn) for summary in archive.sessions()}
+
+    assert len(listed) == 8
+    assert listed[branch.id] == (parent.id, 1) and listed[parent.id] == (None, None)
+    assert len(parses) <= 2  # the branch's two fields at most, not two for each of the 8 chats
 
 
 def test_a_home_made_before_branches_gets_the_columns_and_keeps_its_chats(tmp_path: Path) -> None:

@@ -136,15 +136,21 @@ BRANCH_COLUMNS = {
     "parent": "TEXT GENERATED ALWAYS AS (json_extract(data, '$.parent_id')) VIRTUAL",
     "fork_turn": "INTEGER GENERATED ALWAYS AS (json_extract(data, '$.fork_turn')) VIRTUAL",
 }
+# A virtual column is computed each time it is read: listing every chat's parent would parse
+# every chat's JSON (~4.5 KB each in a real home: ~16 ms of the history's 1,000-chat listing).
+# This index computes them once, as a session is saved, and holds the branches alone in its
+# first entries (a chat of its own has no parent), so the history reads the branches from it.
+BRANCH_INDEX = "CREATE INDEX IF NOT EXISTS sessions_branches ON sessions(parent, fork_turn, id)"
 
 
 def add_branch_columns(connection: sqlite3.Connection) -> None:
     """Add the branch columns the sessions table lacks (table_xinfo: table_info leaves
-    generated columns out)."""
+    generated columns out), and their index."""
     columns = {row[1] for row in connection.execute("PRAGMA table_xinfo(sessions)")}
     for name, definition in BRANCH_COLUMNS.items():
         if name not in columns:
             connection.execute(f"ALTER TABLE sessions ADD COLUMN {name} {definition}")
+    connection.execute(BRANCH_INDEX)
 
 
 def _create_private(path: Path) -> None:
@@ -335,14 +341,22 @@ class RunArchive:
         return None if row is None else row[0]
 
     def sessions(self) -> list[SessionSummary]:
-        """Past sessions that have at least one question, newest first."""
+        """Past sessions that have at least one question, newest first. The branches' parents
+        and fork points come from their index (BRANCH_INDEX: `parent >= ''` is every text
+        parent, and reads the index alone), not from every chat's JSON."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT id, first_question, turns, cost_usd, title, parent, fork_turn FROM sessions "
+                "SELECT id, first_question, turns, cost_usd, title FROM sessions "
                 "WHERE first_question != '' "
                 "ORDER BY id DESC"
             ).fetchall()
-        return [SessionSummary(*row) for row in rows]
+            branches = {
+                session: (parent, fork_turn)
+                for parent, fork_turn, session in db.execute(
+                    "SELECT parent, fork_turn, id FROM sessions WHERE parent >= ''"
+                )
+            }
+        return [SessionSummary(*row, *branches.get(row[0], (None, None))) for row in rows]
 
     def rename_session(self, session_id: str, title: str) -> bool:
         """Give a chat a name in the history ("" gives it back its first question); False if
