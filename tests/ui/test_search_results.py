@@ -114,6 +114,26 @@ async def test_the_result_chosen_with_tab_opens_at_its_message(workspace, chatty
         assert found == ["Tokens over capacity are dropped."]
 
 
+async def test_while_results_show_the_chat_list_shrinks_to_leave_them_room(workspace, chatty, make_app):
+    """Thirty chats whose questions match: the list gives up its height to the results under it
+    (the app's stylesheet held it at 24 lines, over the screen's 6 while searching)."""
+    for n in range(30):
+        past_chat(
+            workspace.archive, f"2025-11-{1 + n % 28:02d}_08-00-{n:02d}", (f"Which softmax gate {n}?", f"Gate {n}.")
+        )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"softmax")
+        await wait_until(pilot, lambda: bool(app.screen.query_one(SearchResults).hits))
+        await pilot.pause()
+        table, results = app.screen.query_one(DataTable), app.screen.query_one(SearchResults)
+        assert table.row_count == 30
+        assert table.outer_size.height <= 6
+        assert results.region.height > 6 and results.region.bottom <= SIZE[1]
+
+
 async def test_an_older_home_is_indexed_on_the_history_first_open(workspace, chatty, make_app):
     library(workspace.archive)
     with workspace.archive.transaction() as db:  # as a home made before the index

@@ -173,6 +173,7 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
     #history-rename.-shown { display: block; }
     #history-results { display: none; margin-top: 1; }
     #history-results.-shown { display: block; }
+    #history-table { height: auto; max-height: 24; }
     HistoryScreen.-searching #history-table { max-height: 6; }
     HistoryScreen.-searching #history-table.-empty { display: none; }
     """
