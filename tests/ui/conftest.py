@@ -105,7 +105,7 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
     deadline = loop.time() + timeout
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
+            raise AssertionError(f"condition not reached in time (screen {pilot.app.screen!r}, focus {pilot.app.focused!r})")
         await pilot.pause(0.01)
 
 

@@ -69,8 +69,8 @@ async def test_resubmissions_are_logged_newest_last(workspace, chatty, make_app)
         await type_text(pilot, "Deliberate")
         await pilot.press("f5")
         await settle(pilot)
-        await pilot.press("ctrl+pageup", "ctrl+pageup")
-        assert app.main.tabs.active == "resubmissions"
+        await pilot.press("ctrl+pageup", "ctrl+pageup")  # the second waits for the first's pane (ui/key_order.py)
+        await wait_until(pilot, lambda: app.main.tabs.active == "resubmissions")
         await wait_until(pilot, lambda: app.main.resubmissions.is_mounted)  # mounted when first shown
         await pilot.pause()
         logged = [entry.item for entry in app.main.resubmissions.query(ResubmissionEntry)]
