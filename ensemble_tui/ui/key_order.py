@@ -49,6 +49,11 @@ class KeysInOrder(App[int]):
         self._settle_round = 0
         self._screen_before: object = None  # the screen when the key in transit was routed
 
+    @property
+    def keys_pending(self) -> bool:
+        """Whether a key is still on its way (one that may move the focus, and any held behind it)."""
+        return self._key_in_transit is not None or bool(self._waiting_keys)
+
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
             if self._key_in_transit is not None or self._waiting_keys:

@@ -34,7 +34,11 @@ def started_up(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     """`run_test()` hands over the app once its first complete frame is drawn (the footer's keys
     too, a few frames after the first) and the work after it has started, as a user sees it
     before clicking: a test that clicked at once would depend on the machine's speed. A test of
-    those first frames is marked `first_frames` and gets the app as it comes."""
+    those first frames is marked `first_frames` and gets the app as it comes.
+
+    Its `pilot.press` returns once the keys have gone their whole way: the app holds the keys
+    behind one that may move the focus until it has (ui/key_order.py), and Pilot's own wait
+    could end while they were held, so a test that checked at once raced the machine's load."""
     if request.node.get_closest_marker("first_frames"):
         return
     original = EnsembleApp.run_test
@@ -43,6 +47,13 @@ def started_up(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     async def run_test(self: EnsembleApp, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot]:
         async with original(self, *args, **kwargs) as pilot:
             await wait_until(pilot, lambda: self.started_up)
+            press = pilot.press
+
+            async def press_and_wait(*keys: str) -> None:
+                await press(*keys)
+                await wait_until(pilot, lambda: not self.keys_pending)
+
+            pilot.press = press_and_wait  # type: ignore[method-assign]
             yield pilot
 
     monkeypatch.setattr(EnsembleApp, "run_test", run_test)
@@ -105,7 +116,9 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
     deadline = loop.time() + timeout
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(f"condition not reached in time (screen {pilot.app.screen!r}, focus {pilot.app.focused!r})")
+            raise AssertionError(
+                f"condition not reached in time (screen {pilot.app.screen!r}, focus {pilot.app.focused!r})"
+            )
         await pilot.pause(0.01)
 
 
