@@ -24,7 +24,7 @@ from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, TabbedContent, TabPane
+from textual.widgets import Header, TabbedContent
 
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.config import PROVIDERS
@@ -50,6 +50,7 @@ from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
+from ensemble_tui.ui.panes.steady_tab_pane import SteadyTabPane
 from ensemble_tui.ui.screens.help import app_key_groups, toggle_help
 from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.turns.choices import TurnChoices
@@ -178,10 +179,10 @@ class MainScreen(Screen[None]):
             self.app.set_keymap(self.keymap)  # before the footer shows any key
         yield Header()
         with panes.tabs:
-            with TabPane("Chat", id="chat"):
+            with SteadyTabPane("Chat", id="chat"):
                 yield panes.chat
             for pane_id, title, _widget in hidden:
-                with TabPane(title, id=pane_id):
+                with SteadyTabPane(title, id=pane_id):
                     yield panes.lazy[pane_id]
         self.footer = SteadyFooter(compact=True)
         yield self.footer

@@ -224,6 +224,23 @@ async def test_a_pane_is_mounted_when_first_shown_by_a_key_or_a_click_on_its_tab
 
 
 @pytest.mark.first_frames
+async def test_a_pane_shown_right_after_another_stays_shown(workspace, chatty, make_app):
+    """Two pane switches handled before the first one's focus change ran (Ctrl+PageUp twice,
+    the second handled while the first pane's focus waited in the queue, as under load): the
+    second pane stays shown. The first's late focus landed in a hidden pane, and TabbedContent
+    shows the pane that holds the focus, so the user was sent back to the first."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await show_pane(pilot, "settings")  # mounted once: showing it again focuses it at once
+        await show_pane(pilot, "chat")
+        app.main.show_pane("settings")
+        app.main.show_pane("resubmissions")
+        await wait_until(pilot, lambda: app.main.resubmissions.is_mounted)
+        await pilot.pause()
+        assert app.main.tabs.active == "resubmissions"
+        assert app.focused is None or app.main.resubmissions in app.focused.ancestors_with_self
+
+
 async def test_the_footer_shows_the_keys_as_the_keymap_has_them_and_the_first_frame_focuses_the_question_box(
     workspace, chatty, make_app, monkeypatch
 ):

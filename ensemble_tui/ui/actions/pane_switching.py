@@ -47,7 +47,12 @@ class PaneSwitching:
         self._focus_pane(pane_id)
 
     def _focus_pane(self, pane_id: str) -> None:
-        """Focus the first focusable widget of the pane shown (if it is still the one shown)."""
+        """Focus the first focusable widget of the pane shown (if it is still the one shown).
+
+        At once (`App.set_focus`), not through `Widget.focus()`, which queues the change: a key
+        that showed another pane meanwhile (Ctrl+PageUp twice, under load) saw its pane replaced
+        by this one, as the late focus landed in a hidden pane and TabbedContent shows the pane
+        that holds the focus."""
         tabs = self.ctx.view.tabs
         if tabs.active != pane_id:
             return
@@ -57,10 +62,7 @@ class PaneSwitching:
             if pane_id == "chat"
             else next((widget for widget in pane.query("*") if widget.focusable), None)
         )
-        if target is not None:
-            target.focus(scroll_visible=False)
-        else:
-            self.ctx.app.set_focus(None)
+        self.ctx.app.set_focus(target, scroll_visible=False)
 
     def scroll_chat(self, where: str) -> None:
         """PageUp/PageDown and Ctrl+Home/Ctrl+End in the question box move through the chat."""
