@@ -53,14 +53,14 @@ class SteadyFooter(Footer):
         """A new width may fit more keys, or fewer."""
         self.call_after_refresh(self.recompose)
 
-    def shown_keys(self, bindings: Bindings | None = None) -> list[tuple[str, str]]:
+    def shown_keys(self, bindings: Bindings) -> list[tuple[str, str]]:
         """Each key Footer.compose draws left of the palette key, in its order: (key as
         displayed, description), one per action as Footer draws them. `bindings` is the screen's
-        active bindings when the caller has them already: each reading of them asks every
-        binding's `check_action` again (about 25 of them), and a recompose read them nine times."""
+        active bindings, read once by the caller: each reading asks every binding's
+        `check_action` again (about 25 of them), and a recompose read them nine times."""
         app, seen = self.app, set()
         keys: list[tuple[str, str]] = []
-        for _node, binding, _enabled, _tooltip in (bindings or self.screen.active_bindings).values():
+        for _node, binding, _enabled, _tooltip in bindings.values():
             if binding.show and binding.action not in seen:
                 seen.add(binding.action)
                 keys.append((app.get_key_display(binding), binding.description))
@@ -83,7 +83,7 @@ class SteadyFooter(Footer):
         widgets = list(super().compose())
         palette = [widget for widget in widgets if widget.has_class(PALETTE_CLASS)]
         keys = [widget for widget in widgets if widget not in palette]
-        bindings = self.screen.active_bindings if self.is_attached else {}
+        bindings = self.screen.active_bindings
         shown = self.shown_keys(bindings)
         if len(shown) != len(keys):  # grouped keys: as Footer draws them
             yield from widgets
