@@ -51,7 +51,7 @@ def started_up(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
             async def press_and_wait(*keys: str) -> None:
                 await press(*keys)
-                await wait_until(pilot, lambda: not self.keys_pending)
+                await wait_until(pilot, lambda: not self.keys_pending or self.return_code is not None)  # or quit
 
             pilot.press = press_and_wait  # type: ignore[method-assign]
             yield pilot
