@@ -34,7 +34,9 @@ def lefts_and_tops(screen: CompareScreen) -> tuple[set[int], set[int]]:
     return {r.x for r in regions}, {r.y for r in regions}
 
 
-async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(workspace, chatty, make_app):
+async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it_from_the_key_or_the_palette(
+    workspace, chatty, make_app
+):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+f")  # nothing to compare yet: the status line says so, no screen
@@ -61,6 +63,12 @@ async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(
         assert app.focused is screen.columns()[1]
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, CompareScreen))
+
+        # The palette opens the view too, and names its key.
+        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Compare the proposals"]
+        assert "Ctrl+F" in command.help
+        command.callback()
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.columns()) == 3)
 
 
 async def test_at_80_columns_the_proposals_are_stacked_and_l_puts_them_side_by_side(workspace, chatty, make_app):
@@ -170,13 +178,3 @@ async def test_a_cancelled_run_is_marked_cancelled(workspace, chatty, make_app):
         screen = await open_compare(pilot)
         title = str(screen.query_one("#compare-title").render())
         assert "✗ run cancelled" in title
-
-
-async def test_the_palette_opens_the_compare_view(workspace, chatty, make_app):
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "What is new?")
-        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Compare the proposals"]
-        assert "Ctrl+F" in command.help
-        command.callback()
-        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.columns()) == 3)
