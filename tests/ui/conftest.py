@@ -75,8 +75,15 @@ async def settle(pilot: Pilot, timeout: float = 30.0) -> None:
     """Wait until no turn is running and every message has been handled. The timeout only stops
     a hung test: it is long, so that a loaded machine never fails a test that would pass."""
     app = pilot.app
-    await pilot.pause()
-    await wait_until(pilot, lambda: app.main.turns.turn is None, timeout, "the turn did not finish in time")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        await pilot.pause()
+        if app.main.turns.turn is None:
+            break
+        if loop.time() > deadline:
+            raise AssertionError("the turn did not finish in time")
+        await asyncio.sleep(0.01)
     await app.workers.wait_for_complete()
     await pilot.pause()
 
@@ -93,22 +100,13 @@ def key_in_play(app: EnsembleApp, action_id: str) -> bool:
     return any(active.binding.id == action_id and active.enabled for active in app.screen.active_bindings.values())
 
 
-async def wait_until(
-    pilot: Pilot, condition: Callable[[], bool], timeout: float = 30.0, failure: str = "condition not reached in time"
-) -> None:
-    """Return once `condition` holds (at once, or just after a `pilot.pause()`: every message
-    handled, the screen drawn), as a loop of pauses did. The app runs in this event loop, so the wait
-    itself is a plain sleep, and a pause is spent only on a condition seen to hold: a pause
-    walks every widget and redraws (10-20 ms of CPU on a full screen), and a loop of them
-    burned that every 10 ms for as long as the wait lasted, longest on the most loaded machine."""
+async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 30.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(failure)
-        await asyncio.sleep(0.01)
-        if condition():
-            await pilot.pause()
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.01)
 
 
 async def show_pane(pilot: Pilot, pane_id: str) -> None:
