@@ -75,12 +75,20 @@ async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(ho
 
 
 async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home, sample_pdf):
+    """The line under a reply names the key that opens the map (issue 35 polish: it did not say
+    that F10 does). Reopened, the line and the view come from the run's record, and the key
+    named is the action table's after Keymap.json: a remapped key is the one named. One turn
+    serves both restarts."""
+    import json
+
     workspace = Workspace.open(home)
     with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "How much does aggregation help?")
             await pilot.press("f5")
             await settle(pilot)
+            shown = rendered_text(app.main.chat.log_view.entries[-1].content)
+            assert "1 disputed" in shown and "· F10 opens the map" in shown
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
         log_view = again.main.chat.log_view
@@ -88,6 +96,13 @@ async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home,
         await pilot.press("f10")
         await wait_until(pilot, lambda: on_claims(again))
         assert list(again.screen.query(ClaimCard))[0].claim.kind == "contradiction"
+    (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"claims.open": "shift+f10"}))
+    remapped = restarted_app(home)
+    async with remapped.run_test(size=SIZE) as pilot:  # reopened: the line comes from the run's record
+        log_view = remapped.main.chat.log_view
+        await wait_until(pilot, lambda: "1 disputed" in rendered_text(log_view.entries[-1].content))
+        shown = rendered_text(log_view.entries[-1].content)
+        assert "· Shift+F10 opens the map" in shown and "F10 opens" not in shown.replace("Shift+F10", "")
 
 
 async def test_a_run_without_a_map_says_why_instead_of_opening_the_view(make_app, chatty):
@@ -165,25 +180,3 @@ async def test_at_80x24_up_and_down_move_between_claims_and_show_each_whole(home
                 assert app.screen.focused is cards[index]
                 shown, card = box.content_region, cards[index].region
                 assert card.height <= shown.height and shown.contains_region(card), index
-
-
-async def test_the_line_under_the_reply_names_the_key_that_opens_the_map(home, sample_pdf):
-    """Issue 35 polish: the claims line under a reply did not say that F10 opens the map. The key
-    named is the action table's, after Keymap.json (a remapped key is the one named)."""
-    import json
-
-    workspace = Workspace.open(home)
-    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
-            await type_text(pilot, "How much does aggregation help?")
-            await pilot.press("f5")
-            await settle(pilot)
-            shown = rendered_text(app.main.chat.log_view.entries[-1].content)
-            assert "1 disputed" in shown and "· F10 opens the map" in shown
-    (workspace.paths.configurations / "Keymap.json").write_text(json.dumps({"claims.open": "shift+f10"}))
-    again = restarted_app(home)
-    async with again.run_test(size=SIZE) as pilot:  # reopened: the line comes from the run's record
-        log_view = again.main.chat.log_view
-        await wait_until(pilot, lambda: "1 disputed" in rendered_text(log_view.entries[-1].content))
-        shown = rendered_text(log_view.entries[-1].content)
-        assert "· Shift+F10 opens the map" in shown and "F10 opens" not in shown.replace("Shift+F10", "")

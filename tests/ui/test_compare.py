@@ -34,7 +34,9 @@ def lefts_and_tops(screen: CompareScreen) -> tuple[set[int], set[int]]:
     return {r.x for r in regions}, {r.y for r in regions}
 
 
-async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(workspace, chatty, make_app):
+async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it_from_the_key_or_the_palette(
+    workspace, chatty, make_app
+):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+f")  # nothing to compare yet: the status line says so, no screen
@@ -62,6 +64,12 @@ async def test_an_all_turn_is_shown_side_by_side_at_120_columns_and_l_stacks_it(
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, CompareScreen))
 
+        # The palette opens the view too, and names its key.
+        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Compare the proposals"]
+        assert "Ctrl+F" in command.help
+        command.callback()
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.columns()) == 3)
+
 
 async def test_at_80_columns_the_proposals_are_stacked_and_l_puts_them_side_by_side(workspace, chatty, make_app):
     app = make_app()
@@ -77,6 +85,8 @@ async def test_at_80_columns_the_proposals_are_stacked_and_l_puts_them_side_by_s
 
 
 async def test_left_and_right_move_between_the_rounds_of_a_resynthesis(workspace, chatty, make_app):
+    """And they keep the column being read (issue 35, polish: ←/→ put the focus back on
+    ChatGPT's column)."""
     for label in ("ChatGPT", "Claude", "Gemini"):
         chatty[label].scripts["proposer"] = [f"first by {label}"]
         chatty[label].scripts["synthesis"] = [f"second by {label}"]
@@ -88,34 +98,18 @@ async def test_left_and_right_move_between_the_rounds_of_a_resynthesis(workspace
         title = str(screen.query_one("#compare-title").content)
         assert "Resynthesis 1 · round 2 of 2" in title  # the last round first
         assert {c.proposal.text for c in screen.columns()} == {f"second by {n}" for n in chatty}
-        await pilot.press("left")
-        firsts = {f"first by {n}" for n in chatty}
-        await wait_until(pilot, lambda: {c.proposal.text for c in screen.columns()} == firsts)
-        assert "First proposals · round 1 of 2" in str(screen.query_one("#compare-title").content)
-        await pilot.press("left")  # already the first round: stays
-        await pilot.pause()
-        assert screen.index == 0
-        await pilot.press("right")
-        await wait_until(pilot, lambda: screen.index == 1 and screen.columns()[0].proposal.text.startswith("second"))
-
-
-async def test_left_and_right_keep_the_column_being_read(workspace, chatty, make_app):
-    """Issue 35, polish: ←/→ (rounds) put the focus back on ChatGPT's column."""
-    for label in ("ChatGPT", "Claude", "Gemini"):
-        chatty[label].scripts["proposer"] = [f"first by {label}"]
-        chatty[label].scripts["synthesis"] = [f"second by {label}"]
-    chatty["ChatGPT"].scripts["aggregator"] = ["REQUEST SYNTHESIS FROM PROPOSERS\nAgree first", "FINAL REPLY:\nAgreed."]
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "Is the bound tight?")
-        screen = await open_compare(pilot)
         await pilot.press("tab")  # to the second column
         await pilot.pause()
         author = screen.focused.proposal.author
         assert author != screen.columns()[0].proposal.author
         await pilot.press("left")
-        await wait_until(pilot, lambda: screen.index == 0 and screen.columns()[0].proposal.text.startswith("first"))
+        firsts = {f"first by {n}" for n in chatty}
+        await wait_until(pilot, lambda: {c.proposal.text for c in screen.columns()} == firsts and screen.index == 0)
+        assert "First proposals · round 1 of 2" in str(screen.query_one("#compare-title").content)
         assert screen.focused.proposal.author == author
+        await pilot.press("left")  # already the first round: stays
+        await pilot.pause()
+        assert screen.index == 0
         await pilot.press("right")
         await wait_until(pilot, lambda: screen.index == 1 and screen.columns()[0].proposal.text.startswith("second"))
         assert screen.focused.proposal.author == author
@@ -184,13 +178,3 @@ async def test_a_cancelled_run_is_marked_cancelled(workspace, chatty, make_app):
         screen = await open_compare(pilot)
         title = str(screen.query_one("#compare-title").render())
         assert "✗ run cancelled" in title
-
-
-async def test_the_palette_opens_the_compare_view(workspace, chatty, make_app):
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, "What is new?")
-        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Compare the proposals"]
-        assert "Ctrl+F" in command.help
-        command.callback()
-        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.columns()) == 3)

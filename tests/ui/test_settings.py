@@ -62,7 +62,9 @@ async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, ma
         assert saved(workspace)["temperature"] == 1.2
 
 
-async def test_notifications_checkbox_and_budget_are_saved(workspace, chatty, make_app):
+async def test_notifications_checkbox_and_budget_are_saved_and_the_budget_takes_a_dollar_sign(
+    workspace, chatty, make_app
+):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await show_pane(pilot, "settings")
@@ -78,6 +80,12 @@ async def test_notifications_checkbox_and_budget_are_saved(workspace, chatty, ma
         await pilot.press("enter")
         await pilot.pause()
         assert saved(workspace)["budget_usd"] == 12.5
+        # Issue 35, polish: the budget field rejected `$10`.
+        budget.focus()
+        await pilot.press("home", "ctrl+k", *"$10", "enter")
+        await pilot.pause()
+        assert not app.query_one("#budget-error", Static).display
+        assert saved(workspace)["budget_usd"] == 10.0
 
 
 async def test_notifications_off_means_no_notification(workspace, chatty, make_app):
@@ -217,16 +225,3 @@ async def test_a_valid_value_is_saved_once_typing_pauses_without_enter(workspace
         await pilot.pause()
         assert "from 0 to 2" in str(app.query_one("#temperature-error", Static).content)
     assert saved(workspace)["temperature"] == 1.3
-
-
-async def test_the_budget_takes_a_dollar_sign(workspace, chatty, make_app):
-    """Issue 35, polish: the budget field rejected `$10`."""
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await show_pane(pilot, "settings")
-        budget = app.query_one("#budget", Input)
-        budget.focus()
-        await pilot.press("home", "ctrl+k", *"$10", "enter")
-        await pilot.pause()
-        assert not app.query_one("#budget-error", Static).display
-        assert saved(workspace)["budget_usd"] == 10.0
