@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,14 @@ def check_pdf(path: str | Path) -> Path:
     return resolved
 
 
+FileVersion = tuple[int, int, int]  # (inode, size, mtime in ns): a file replaced or rewritten gets another
+
+
+def file_version(stat: os.stat_result) -> FileVersion:
+    """The version of a file as the caches of what was read from it key it."""
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def pdf_info(path: str | Path) -> PdfInfo:
     """Size and, when cheap to count, the number of pages of a checked PDF."""
     resolved = check_pdf(path)
@@ -54,17 +63,16 @@ def pdf_info(path: str | Path) -> PdfInfo:
     pages: int | None = None
     if stat.st_size <= _PAGE_COUNT_LIMIT:
         try:
-            pages = _page_count(str(resolved), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            pages = _page_count(str(resolved), file_version(stat))
         except OSError:
             pages = None  # not kept: the next turn tries again
     return PdfInfo(resolved, stat.st_size, pages)
 
 
-# By file version (path, inode, size, mtime in ns; as the upload cache keys its hashes): every
-# turn asks (the budget's bound), and counting reads the whole file on the event loop (1.2 ms
-# for a 1 MB paper). A few entries: a chat uses one PDF at a time.
+# By path and file version: every turn asks (the budget's bound), and counting reads the whole
+# file on the event loop (1.2 ms for a 1 MB paper). A few entries: a chat uses one PDF at a time.
 @functools.lru_cache(maxsize=8)
-def _page_count(path: str, _inode: int, _size: int, _mtime_ns: int) -> int | None:
+def _page_count(path: str, _version: FileVersion) -> int | None:
     return len(_PAGE.findall(Path(path).read_bytes())) or None
 
 

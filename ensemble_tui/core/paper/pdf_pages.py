@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ensemble_tui.core.errors import PdfError
+from ensemble_tui.core.paper.pdf import FileVersion, file_version
 from ensemble_tui.core.store.atomic import atomic_write_json
 
 log = logging.getLogger(__name__)
@@ -86,22 +87,21 @@ def cache_file(cache_dir: Path, sha256: str) -> Path:
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
-# What was read, by file version (path, inode, size, mtime in ns; as the upload cache keys its
-# hashes) and cache folder, with the version of the cache file it came from: a turn's quote
-# checks read the text when it starts and again after its last answer, each time hashing the
-# PDF and parsing its cache file (2.6 ms for a 1 MB paper, on the turn's path to its reply).
+# What was read, by path, file version (pdf.file_version) and cache folder, with the version of
+# the cache file it came from: a turn's quote checks read the text when it starts and again
+# after its last answer, each time hashing the PDF and parsing its cache file (2.6 ms for a
+# 1 MB paper, on the turn's path to its reply).
 # A cache file changed since (broken, removed) is read again. A chat uses one PDF at a time.
-_read: dict[tuple[str, int, int, int, str], tuple[tuple[int, int, int] | None, PageTexts]] = {}
+_read: dict[tuple[str, FileVersion, str], tuple[FileVersion | None, PageTexts]] = {}
 _KEEP_READ = 8
 
 
-def _version(path: Path) -> tuple[int, int, int] | None:
-    """(inode, size, mtime in ns) of a file, None if it cannot be seen."""
+def _version(path: Path) -> FileVersion | None:
+    """The file's version, None if it cannot be seen."""
     try:
-        stat = path.stat()
+        return file_version(path.stat())
     except OSError:
         return None
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def read_page_texts(pdf: Path, cache_dir: Path) -> PageTexts:
@@ -111,8 +111,7 @@ def read_page_texts(pdf: Path, cache_dir: Path) -> PageTexts:
     PdfTextUnavailable for an unreadable or encrypted PDF, or one that cannot be opened.
     """
     try:
-        stat = pdf.stat()
-        version = (str(pdf.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, str(cache_dir))
+        version = (str(pdf.resolve()), file_version(pdf.stat()), str(cache_dir))
         with _locks_guard:
             known = _read.get(version)
         if known is not None and _version(cache_file(cache_dir, known[1].sha256)) == known[0]:
