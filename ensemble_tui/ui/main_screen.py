@@ -52,6 +52,7 @@ from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
 from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
 from ensemble_tui.ui.panes.steady_tab_pane import SteadyTabPane
 from ensemble_tui.ui.screens.help import app_key_groups, toggle_help
+from ensemble_tui.ui.screens.steady_resize import SteadyResize
 from ensemble_tui.ui.turns.active_turn import ActiveTurn
 from ensemble_tui.ui.turns.choices import TurnChoices
 from ensemble_tui.ui.turns.turn_controller import TurnController
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from ensemble_tui.ui.notify import ReplyNotifier
 
 
-class MainScreen(Screen[None]):
+class MainScreen(SteadyResize, Screen[None]):
     """The app's own screen, under every dialog. The question box has the focus from the first
     frame (Textual's default screen focuses the first focusable widget, the tabs, and moving it
     after was a focus and a blur that restyled the tabs and their children twice before it)."""
