@@ -71,6 +71,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(10_000, 10, 10)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """The cyclic collector paused while a test runs, and one collection after it, whose
+    survivors are frozen. The older generations' collections during a test walked every object
+    the earlier tests left alive (a full one ~0.4 s, a middle one ~40 ms, a dozen a test), while
+    what a test leaves behind is collected once, at its end (~80 ms): measured on four UI test
+    files (83 tests, one process), the collector's CPU went from 14 s to 7.5 s and the run's from
+    ~79 s to ~70 s, and the peak memory from 188 to 176 MB. Reference counting still frees
+    everything outside a cycle at once, and a test that starts the app's own collector schedule
+    (tests/ui/test_collector.py) still has it."""
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.collect()
+        gc.freeze()
+        gc.enable()
+
+
 # The tests that take longest, most of it waiting on processes they start (crashes, signals,
 # parallel runs, tmux), longest first. Each of the two workers starts on every other one, so the
 # other tests fill in around them and no worker is left alone with one at the end.

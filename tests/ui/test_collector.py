@@ -16,15 +16,20 @@ from tests.ui.conftest import SIZE, settle, shows_pending_input, type_text, wait
 
 @pytest.fixture
 def collector_state() -> Iterator[tuple[int, int, int]]:
-    """Each test starts with nothing frozen; whatever it does, the process's collector is left as
-    it was found (the test session freezes what its collection imported: tests/conftest.py)."""
+    """Each test starts with nothing frozen and the collector on, as in the app's own process;
+    whatever it does, the process's collector is left as it was found (the test session freezes
+    what its collection imported, and pauses the collector while a test runs: tests/conftest.py)."""
     threshold = gc.get_threshold()
     frozen_by_session = gc.get_freeze_count() > 0
+    paused_by_session = not gc.isenabled()
     gc.unfreeze()
+    gc.enable()
     assert threshold[2] != NO_FULL_COLLECTION, "another test left full collections off"
     yield threshold
     gc.unfreeze()
     gc.set_threshold(*threshold)
+    if paused_by_session:
+        gc.disable()
     if frozen_by_session:
         gc.freeze()  # without a collection first (~0.5 s here): the little garbage frozen with it is harmless
 
