@@ -165,9 +165,10 @@ SOURCE_ROOT = Path(ensemble_tui.__file__).resolve().parents[1]
 # The certificate authorities every SDK client the tests build trusts: one root (ISRG Root X1),
 # named by SSL_CERT_FILE (tests/conftest.py sets it for the test processes, process_environment
 # for the commands they run). Each SDK client loads its bundle when it is built: ~140 roots took
-# 25-50 ms of CPU a client (four in every `ask` or app start, 991 clients in the suite outside
-# tests/ui: 44 s). The tests speak plain HTTP to the loopback simulator, so no test ever uses a
-# root; the SDKs still build their verifying contexts, from the file the environment names.
+# 25-50 ms of CPU a client (four in every `ask` or app start; tests/providers, eval, claims, core
+# and the top-level files built 991 in one process: 44 s). The tests speak plain HTTP to the
+# loopback simulator, so no test ever uses a root; the SDKs still build their verifying
+# contexts, from the file the environment names.
 TEST_CA_FILE = Path(__file__).resolve().parent / "data" / "one-root-ca.pem"
 
 
