@@ -19,7 +19,7 @@ import ensemble_tui
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.retry import RetryPolicy
 from ensemble_tui.core.workspace import Workspace
-from tests.support import ScriptedProvider, SleepRecorder, demo_without_pauses
+from tests.support import TEST_CA_FILE, ScriptedProvider, SleepRecorder, demo_without_pauses
 
 REPO_SAMPLE = Path(__file__).resolve().parent / "data" / "sample.pdf"
 MEMORY_FOLDER = Path("/dev/shm")
@@ -33,7 +33,9 @@ def pytest_configure(config: pytest.Config) -> None:
     Session.json, transcripts, SQLite commits): on a shared disk that waiting was most of a fresh
     workspace's opening (170 ms, 22 ms in memory). No check is weaker: a flush matters only for
     power loss, which no test plays (a killed process leaves its writes in the page cache either
-    way). The xdist controller picks the folder and its workers use it; `--basetemp` wins."""
+    way). The xdist controller picks the folder and its workers use it; `--basetemp` wins.
+    In every process: SDK clients trust the tests' one-root CA bundle (tests.support.TEST_CA_FILE)."""
+    os.environ["SSL_CERT_FILE"] = str(TEST_CA_FILE)
     if hasattr(config, "workerinput"):
         return
     byte_compile_the_package()

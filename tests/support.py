@@ -162,10 +162,27 @@ def unresolved(label: str) -> ProviderError:
 SOURCE_ROOT = Path(ensemble_tui.__file__).resolve().parents[1]
 
 
+# The certificate authorities every SDK client the tests build trusts: one root (ISRG Root X1),
+# named by SSL_CERT_FILE (tests/conftest.py sets it for the test processes, process_environment
+# for the commands they run). Each SDK client loads its bundle when it is built: ~140 roots took
+# 25-50 ms of CPU a client (four in every `ask` or app start; tests/providers, eval, claims, core
+# and the top-level files built 991 in one process: 44 s). The tests speak plain HTTP to the
+# loopback simulator, so no test ever uses a root; the SDKs still build their verifying
+# contexts, from the file the environment names.
+TEST_CA_FILE = Path(__file__).resolve().parent / "data" / "one-root-ca.pem"
+
+
 def process_environment(user_folder: Path, env: dict[str, str] | None = None) -> dict[str, str]:
     """A spawned command's whole environment, as a script would have it: PATH, HOME (the user
-    folder), no keys, the code under test on PYTHONPATH, `env` added (a simulator's addresses)."""
-    return {"PATH": os.environ["PATH"], "HOME": str(user_folder), "PYTHONPATH": str(SOURCE_ROOT), **(env or {})}
+    folder), no keys, the code under test on PYTHONPATH, the tests' CA bundle (TEST_CA_FILE),
+    `env` added (a simulator's addresses)."""
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(user_folder),
+        "PYTHONPATH": str(SOURCE_ROOT),
+        "SSL_CERT_FILE": str(TEST_CA_FILE),
+        **(env or {}),
+    }
 
 
 def run_command(

@@ -6,7 +6,6 @@ with a PDF is bounded by its pages and its `max_uses`, and a bill past the bound
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import time
@@ -22,7 +21,7 @@ from tests import forked
 from tests.core.helpers import restored_session
 from tests.core.pdf_factory import text_pdf
 from tests.forked import ForkedCommand
-from tests.support import run_command
+from tests.support import process_environment, run_command
 
 CAP = 0.10  # a turn of 3,000 output tokens at $10 per 1M, and its prompt, costs about $0.04
 
@@ -42,14 +41,14 @@ def chat_with_cap(home: Path, cap: float) -> str:
 def start_ask(sim: Simulator, home: Path, *args: str) -> ForkedCommand:
     """`ensemble-tui ask ARGS` in a process of its own, to be signalled (forked with the SDKs
     imported: tests/forked.py), its stderr read as it runs."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **sim.env}
+    env = process_environment(home.parent, sim.env)
     return forked.start(["ask", "--home", str(home), *args], env, home.parent, stderr_pipe=True)
 
 
 def test_eight_parallel_runs_on_one_chat_make_at_most_two_turns_calls(sim: Simulator, home: Path) -> None:
     chat_with_cap(home, CAP)
     sim.openai.default = ScriptedReply("An answer.", usage={"output_tokens": 3_000}, latency_s=0.3)
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), **sim.env}
+    env = process_environment(home.parent, sim.env)
     argv = ["ask", "--home", str(home), "--mode", "chatgpt"]  # each a process of its own (tests/forked.py)
     runs = [forked.start([*argv, f"Q{n}: at the same time"], env, home.parent) for n in range(8)]
     results = [run.communicate(timeout=180) + (run.returncode,) for run in runs]
