@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import sys
+import threading
 from pathlib import Path
 
 from ensemble_tui.core.provider import CallRequest, Reply, Usage
@@ -30,13 +31,19 @@ MAP_LATE_S = 1.0  # the mapper answers this long after it is asked: after the re
 
 
 class LateMapper(ScriptedProvider):
-    """A scripted provider whose claim-map calls answer `map_delay_s` late."""
+    """A scripted provider whose claim-map calls answer `map_delay_s` late, or, given
+    `map_release`, once the test sets it (a test that must see the map pending does not race
+    the machine's load)."""
 
     map_delay_s: float = MAP_LATE_S
+    map_release: threading.Event | None = None
 
     async def complete(self, request: CallRequest) -> Reply:
         if role_of(request) == "mapper":
-            await asyncio.sleep(self.map_delay_s)
+            if self.map_release is None:
+                await asyncio.sleep(self.map_delay_s)
+            while self.map_release is not None and not self.map_release.is_set():
+                await asyncio.sleep(0.01)
         return await super().complete(request)
 
 
@@ -45,14 +52,16 @@ def demo_map(request: CallRequest) -> Reply:
     return Reply(scripted_map(request.messages[-1].text), Usage(input_tokens=1000, output_tokens=200))
 
 
-def long_reply_app(home: Path, map_readable: bool) -> EnsembleApp:
-    """ChatGPT aggregates (so it draws the map): the 40-line reply at once, the map late, the
-    demo's own or prose twice (the map and its one repair)."""
+def long_reply_app(home: Path, map_readable: bool, map_release: threading.Event | None = None) -> EnsembleApp:
+    """ChatGPT aggregates (so it draws the map): the 40-line reply at once, the map late (after
+    MAP_LATE_S, or once `map_release` is set), the demo's own or prose twice (the map and its one
+    repair)."""
     workspace = Workspace.open(home)
     workspace.session.id = "2026-01-02_09-30-00"  # the title names it: fixed for the snapshots
     providers = {label: LateMapper(label, default=f"{label} answer") for label in ("ChatGPT", "Claude", "Gemini")}
     mapper = [demo_map] if map_readable else ["Here are the claims, in prose.", "Still prose."]
     providers["ChatGPT"].scripts = {"aggregator": ["FINAL REPLY:\n" + LONG_REPLY], "mapper": mapper}
+    providers["ChatGPT"].map_release = map_release
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
     workspace.update_settings(claim_map=True)
     engine = Engine(workspace, rng=random.Random(5), sleep=no_sleep, timeout_s=20)

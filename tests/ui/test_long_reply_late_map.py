@@ -7,6 +7,8 @@ Update the snapshots with: pytest tests/ui/test_long_reply_late_map.py --snapsho
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from ensemble_tui.ui.app import EnsembleApp
@@ -24,12 +26,13 @@ def first_line_in_view(app: EnsembleApp) -> bool:
     return log_view.scroll_y <= top < log_view.scroll_y + log_view.scrollable_content_region.height
 
 
-async def send_and_wait_for_the_map(pilot, readable: bool) -> None:
+async def send_and_wait_for_the_map(pilot, readable: bool, map_release: threading.Event) -> None:
     app = pilot.app
     await pilot.pause()
     await type_text(pilot, QUESTION)
     await pilot.press("f5")
     await wait_until(pilot, lambda: app.main.turns.map_pending, timeout=40)  # the reply is shown, the map is out
+    map_release.set()  # the map comes now (after a fixed 1 s, a loaded machine could miss it pending)
     await wait_until(pilot, lambda: app.main.turns.turn is None, timeout=40)  # the map came, or was left out
     for _ in range(5):  # the late notice's layout, and any scroll it would cause
         await pilot.pause(0.05)
@@ -45,9 +48,10 @@ def test_a_long_replys_start_stays_in_view_when_its_map_comes_late(
     snap_compare, home, monkeypatch, size, readable
 ) -> None:
     monkeypatch.setattr(turn_controller, "elapsed_text", lambda _seconds: "3s")  # a fixed clock on screen
-    app = long_reply_app(home, readable)
+    map_release = threading.Event()
+    app = long_reply_app(home, readable, map_release)
 
     async def run_before(pilot) -> None:
-        await send_and_wait_for_the_map(pilot, readable)
+        await send_and_wait_for_the_map(pilot, readable, map_release)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
