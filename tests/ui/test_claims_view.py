@@ -43,7 +43,16 @@ async def demo_app(workspace: Workspace, sim: DemoSimulator, pdf) -> AsyncIterat
             await adapter.aclose()  # type: ignore[attr-defined]
 
 
-async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(home, sample_pdf):
+async def test_the_planted_contradiction_is_the_first_claim_with_both_stances_and_a_reopened_chat_shows_it(
+    home, sample_pdf
+):
+    """The line under a reply names the key that opens the map (issue 35 polish: it did not say
+    that F10 does), and the view lists the planted contradiction first with both stances.
+    Reopened, the line and the view come from the run's record, and the key named is the action
+    table's after Keymap.json: a remapped key is the one named. One demo turn serves the live
+    checks and both restarts (they were two tests, each running the same turn)."""
+    import json
+
     workspace = Workspace.open(home)
     with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
         async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
@@ -52,6 +61,7 @@ async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(ho
             await settle(pilot)
             shown = rendered_text(app.main.chat.log_view.entries[-1].content)
             assert "1 disputed" in shown and "confidence medium" in shown  # the line under the reply
+            assert "· F10 opens the map" in shown
             await pilot.press("f10")
             await wait_until(pilot, lambda: on_claims(app))
             cards = list(app.screen.query(ClaimCard))
@@ -72,23 +82,6 @@ async def test_the_planted_contradiction_is_the_first_claim_with_both_stances(ho
             await wait_until(pilot, lambda: app.screen.tab == CLAIMS and app.screen.focused is cards[0])
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, CompareScreen))
-
-
-async def test_a_reopened_chat_shows_the_line_and_the_view_from_its_record(home, sample_pdf):
-    """The line under a reply names the key that opens the map (issue 35 polish: it did not say
-    that F10 does). Reopened, the line and the view come from the run's record, and the key
-    named is the action table's after Keymap.json: a remapped key is the one named. One turn
-    serves both restarts."""
-    import json
-
-    workspace = Workspace.open(home)
-    with DemoSimulator(seed=3, latency=(0.0, 0.0)) as sim:
-        async with demo_app(workspace, sim, sample_pdf) as app, app.run_test(size=SIZE) as pilot:
-            await type_text(pilot, "How much does aggregation help?")
-            await pilot.press("f5")
-            await settle(pilot)
-            shown = rendered_text(app.main.chat.log_view.entries[-1].content)
-            assert "1 disputed" in shown and "· F10 opens the map" in shown
     again = restarted_app(home)
     async with again.run_test(size=SIZE) as pilot:
         log_view = again.main.chat.log_view

@@ -75,7 +75,10 @@ async def click_mark(pilot: Pilot, number: int, key: str = MARK_META, page_down:
 
 
 async def test_a_found_mark_opens_its_page_with_the_quoted_words_highlighted(workspace, chatty, make_app, sample_pdf):
-    """And a missing mark opens the closest passage, labelled so."""
+    """And a missing mark opens the closest passage, labelled so; so do the marks of Compare's
+    Proposals tab (a click on a proposal's ✓, and `o` on the focused column) and of the run
+    report. One app and one turn for the three screens (they were three tests, each asking the
+    same question of the same scripted reply)."""
     workspace.select_pdf(sample_pdf)
     chatty["ChatGPT"].scripts["proposer"] = [REPLY]
     app = make_app()
@@ -98,6 +101,42 @@ async def test_a_found_mark_opens_its_page_with_the_quoted_words_highlighted(wor
         assert screen.page == 1 and " ".join(highlighted(screen).split()) == ACROSS_LINE
         assert closest_label(1) in str(screen.note_line())
         assert closest_label(1) == "not found word for word: the closest passage (p. 1)"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, PaperScreen)
+
+        # Compare's Proposals tab
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        compare = app.screen
+        await wait_until(pilot, lambda: bool(getattr(compare, "checks", None)))
+        await settle(pilot)
+        await click_mark(pilot, 0)
+        screen = await paper_screen(pilot)
+        assert screen.page == 1 and " ".join(highlighted(screen).split()) == ACROSS_LINE
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is compare
+        await pilot.press("o")
+        screen = await paper_screen(pilot)
+        assert screen.page == 1 and screen.passage is not None and screen.passage.exact
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is compare)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.main)
+
+        # the run report
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ReportScreen")
+        await settle(pilot)
+        await click_mark(pilot, 1, QUOTE_META, page_down=6)  # Quote checks: the second quote, on page 2
+        screen = await paper_screen(pilot)
+        assert screen.page == 2 and " ".join(highlighted(screen).split()) == PAGE_TWO
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ReportScreen")
+        await pilot.press("o")
+        screen = await paper_screen(pilot)
+        assert screen.page == 1 and " ".join(highlighted(screen).split()) == ACROSS_LINE
 
 
 async def test_nothing_close_and_no_pdf_and_a_scan_each_say_so_in_one_line(workspace, make_app, sample_pdf, tmp_path):
@@ -137,31 +176,6 @@ async def test_pages_turn_go_to_a_page_and_find_with_next_and_previous_match(mak
         assert screen.page == 1 and "match 1 of 4" in str(screen.note_line())
         page, start, end = screen.matches[0]
         assert screen.paper is not None and screen.paper.pages[page - 1][start:end].lower() == "resynthesis"
-
-
-async def test_a_mark_in_compare_opens_the_passage(workspace, chatty, make_app, sample_pdf):
-    """Compare's Proposals tab: a click on a proposal's ✓, and `o` on the focused column."""
-    workspace.select_pdf(sample_pdf)
-    chatty["ChatGPT"].scripts["proposer"] = [REPLY]
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await type_text(pilot, "What does the paper report?")
-        await pilot.press("f12")
-        await settle(pilot)
-        await pilot.press("ctrl+f")  # Compare
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        compare = app.screen
-        await wait_until(pilot, lambda: bool(getattr(compare, "checks", None)))
-        await settle(pilot)
-        await click_mark(pilot, 0)
-        screen = await paper_screen(pilot)
-        assert screen.page == 1 and " ".join(highlighted(screen).split()) == ACROSS_LINE
-        await pilot.press("escape")
-        await settle(pilot)
-        assert app.screen is compare
-        await pilot.press("o")
-        screen = await paper_screen(pilot)
-        assert screen.page == 1 and screen.passage is not None and screen.passage.exact
 
 
 def test_located_passages_are_ranges_of_the_shown_page(sample_pdf: Path, tmp_path: Path):
@@ -208,27 +222,6 @@ def test_only_the_apps_own_mark_text_is_clickable():
     clickable = "".join(s.text for s in segments if s.style is not None and s.style.meta.get(MARK_META) is not None)
     assert clickable.strip() == "✓ p. 1"
     assert all(MARK_START not in s.text and MARK_END not in s.text for s in segments)
-
-
-async def test_the_run_report_opens_the_runs_first_quote(workspace, chatty, make_app, sample_pdf):
-    workspace.select_pdf(sample_pdf)
-    chatty["ChatGPT"].scripts["proposer"] = [REPLY]
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await type_text(pilot, "What does the paper report?")
-        await pilot.press("f12")
-        await settle(pilot)
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "ReportScreen")
-        await settle(pilot)
-        await click_mark(pilot, 1, QUOTE_META, page_down=6)  # Quote checks: the second quote, on page 2
-        screen = await paper_screen(pilot)
-        assert screen.page == 2 and " ".join(highlighted(screen).split()) == PAGE_TWO
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "ReportScreen")
-        await pilot.press("o")
-        screen = await paper_screen(pilot)
-        assert screen.page == 1 and " ".join(highlighted(screen).split()) == ACROSS_LINE
 
 
 async def test_a_claims_mark_opens_its_rows_words_and_a_misquote_the_closest(workspace, make_app, sample_pdf):

@@ -17,7 +17,11 @@ def saved(workspace) -> dict:
     return json.loads(workspace.paths.settings_file.read_text())
 
 
-async def test_model_and_aggregator_choices_are_saved_at_once(workspace, chatty, make_app):
+async def test_model_aggregator_notifications_and_budget_are_saved_and_the_budget_takes_a_dollar_sign(
+    workspace, chatty, make_app
+):
+    """Choices are saved at once, the checkbox too, the budget on Enter (one app for what were
+    two tests: the model and aggregator choices, then the checkbox and the budget)."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+pageup")  # wraps round to Settings
@@ -34,6 +38,26 @@ async def test_model_and_aggregator_choices_are_saved_at_once(workspace, chatty,
         assert "Saved to Configurations/Settings.json" in str(app.query_one("#settings-status").content)
         await show_pane(pilot, "chatgpt")
         assert "gpt-4.1" in str(app.main.model_pane("ChatGPT").query_one(".model-heading").content)
+
+        await show_pane(pilot, "settings")
+        checkbox = app.query_one("#notifications", Checkbox)
+        checkbox.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert checkbox.value is False
+        assert saved(workspace)["notifications"] is False
+        budget = app.query_one("#budget", Input)
+        budget.focus()
+        budget.value = "12.5"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert saved(workspace)["budget_usd"] == 12.5
+        # Issue 35, polish: the budget field rejected `$10`.
+        budget.focus()
+        await pilot.press("home", "ctrl+k", *"$10", "enter")
+        await pilot.pause()
+        assert not app.query_one("#budget-error", Static).display
+        assert saved(workspace)["budget_usd"] == 10.0
 
 
 async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, make_app):
@@ -60,32 +84,6 @@ async def test_temperature_is_validated_before_it_is_saved(workspace, chatty, ma
         field.value = "nan"
         await pilot.pause()
         assert saved(workspace)["temperature"] == 1.2
-
-
-async def test_notifications_checkbox_and_budget_are_saved_and_the_budget_takes_a_dollar_sign(
-    workspace, chatty, make_app
-):
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await show_pane(pilot, "settings")
-        checkbox = app.query_one("#notifications", Checkbox)
-        checkbox.focus()
-        await pilot.press("space")
-        await pilot.pause()
-        assert checkbox.value is False
-        assert saved(workspace)["notifications"] is False
-        budget = app.query_one("#budget", Input)
-        budget.focus()
-        budget.value = "12.5"
-        await pilot.press("enter")
-        await pilot.pause()
-        assert saved(workspace)["budget_usd"] == 12.5
-        # Issue 35, polish: the budget field rejected `$10`.
-        budget.focus()
-        await pilot.press("home", "ctrl+k", *"$10", "enter")
-        await pilot.pause()
-        assert not app.query_one("#budget-error", Static).display
-        assert saved(workspace)["budget_usd"] == 10.0
 
 
 async def test_notifications_off_means_no_notification(workspace, chatty, make_app):
