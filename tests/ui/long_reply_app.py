@@ -18,6 +18,7 @@ from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.simulator.demo_claims import scripted_map
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.gc_schedule import CollectorPolicy
+from ensemble_tui.ui.hangup import end_on_hangup
 from ensemble_tui.ui.notify import RecordingNotifier
 from tests.support import ScriptedProvider, no_sleep, role_of
 
@@ -69,6 +70,10 @@ def long_reply_app(home: Path, map_readable: bool, map_release: threading.Event 
 
 
 def main() -> None:
+    """As `ensemble-tui` runs the app: a closed terminal ends it (ui/hangup.py). Without the watch,
+    a run of this app whose tmux server the test killed was found stuck an hour later, holding its
+    home."""
+    end_on_hangup()
     long_reply_app(Path(sys.argv[1]), sys.argv[2] == "read").run()
 
 

@@ -15,9 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests.ui.long_reply_app import FIRST_LINE, QUESTION
-from tests.ui.test_tmux_e2e import REPO_ROOT, TmuxSession
+from tests.ui.test_tmux_e2e import REPO_ROOT, TmuxSession, nothing_outlives_the_test  # noqa: F401 (a fixture)
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"),
+    pytest.mark.usefixtures("nothing_outlives_the_test"),  # the app ends with its terminal
+]
 
 
 @pytest.mark.parametrize("readable", [False, True], ids=["unreadable-map", "read-map"])
