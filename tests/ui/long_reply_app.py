@@ -10,6 +10,7 @@ import asyncio
 import random
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from ensemble_tui.core.provider import CallRequest, Reply, Usage
@@ -20,7 +21,7 @@ from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.gc_schedule import CollectorPolicy
 from ensemble_tui.ui.hangup import end_on_hangup
 from ensemble_tui.ui.notify import RecordingNotifier
-from tests.support import ScriptedProvider, no_sleep, role_of
+from tests.support import Held, ScriptedProvider, Step, no_sleep, role_of
 
 QUESTION = "Walk me through attention."
 FIRST_LINE = "First line of the long reply."
@@ -32,19 +33,13 @@ MAP_LATE_S = 1.0  # the mapper answers this long after it is asked: after the re
 
 
 class LateMapper(ScriptedProvider):
-    """A scripted provider whose claim-map calls answer `map_delay_s` late, or, given
-    `map_release`, once a test has seen the reply shown and the map under way and sets it: under
-    load, a map a second late could come before the test saw it pending."""
+    """A scripted provider whose claim-map calls answer `map_delay_s` late."""
 
     map_delay_s: float = MAP_LATE_S
-    map_release: threading.Event | None = None
 
     async def complete(self, request: CallRequest) -> Reply:
         if role_of(request) == "mapper":
-            if self.map_release is None:
-                await asyncio.sleep(self.map_delay_s)
-            while self.map_release is not None and not self.map_release.is_set():
-                await asyncio.sleep(0.01)
+            await asyncio.sleep(self.map_delay_s)
         return await super().complete(request)
 
 
@@ -54,14 +49,20 @@ def demo_map(request: CallRequest) -> Reply:
 
 
 def long_reply_app(home: Path, map_readable: bool, map_release: threading.Event | None = None) -> EnsembleApp:
-    """ChatGPT aggregates (so it draws the map): the 40-line reply at once, the map late (or
-    when `map_release` is set), the demo's own or prose twice (the map and its one repair)."""
+    """ChatGPT aggregates (so it draws the map): the 40-line reply at once, the map late, the
+    demo's own or prose twice (the map and its one repair). Given `map_release`, the map answers
+    once the test sets it (a `Held` step), not a second late: under load, a map a second late
+    could come before the test saw it pending."""
     workspace = Workspace.open(home)
     workspace.session.id = "2026-01-02_09-30-00"  # the title names it: fixed for the snapshots
     providers = {label: LateMapper(label, default=f"{label} answer") for label in ("ChatGPT", "Claude", "Gemini")}
-    for provider in providers.values():
-        provider.map_release = map_release
-    mapper = [demo_map] if map_readable else ["Here are the claims, in prose.", "Still prose."]
+    prose = Reply("Here are the claims, in prose.", Usage(input_tokens=1000, output_tokens=200))
+    first_map: Reply | Callable[[CallRequest], Reply] = demo_map if map_readable else prose
+    mapper: list[Step] = [first_map if map_release is None else Held(first_map, map_release)]
+    if not map_readable:
+        mapper.append("Still prose.")  # the repair's answer
+    if map_release is not None:
+        providers["ChatGPT"].map_delay_s = 0.0
     providers["ChatGPT"].scripts = {"aggregator": ["FINAL REPLY:\n" + LONG_REPLY], "mapper": mapper}
     workspace.attach_providers(providers, {})  # type: ignore[arg-type]
     workspace.update_settings(claim_map=True)
