@@ -187,3 +187,33 @@ async def test_a_long_history_reaches_every_chat_by_keys_scrolling_and_the_filte
         await pilot.press(*"number 3", "tab", "ctrl+end")  # 3, 30-39 and 300-399, then the oldest
         await pilot.pause()
         assert app.screen.highlighted().name == "Question number 3"
+
+
+async def test_at_80x24_the_hint_stays_on_screen_and_down_chooses_the_result_enter_opens(workspace, chatty, make_app):
+    """Eight replies hold the word, no chat's question does: the list hides and the results take
+    its place. At 80x24 they scrolled past the dialog's bottom, taking the line that says how to
+    choose one with them, and a long snippet wrapped to a third line; Down from the filter moved
+    the hidden list, so Enter always opened the first result."""
+    for n in range(8):
+        reply = f"{FILLER} Gating {n}. {FILLER}"
+        past_chat(workspace.archive, f"2025-10-{n + 1:02d}_08-00-00", (f"Question {n}?", reply))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"gating")
+        await wait_until(pilot, lambda: len(app.screen.query_one(SearchResults).hits) == 8)
+        await pilot.pause()
+        screen = app.screen
+        results, status = screen.query_one(SearchResults), screen.query_one("#history-status")
+        assert screen.query_one(DataTable).row_count == 0
+        assert results.virtual_size.height == 2 * 8  # two lines a result, the snippet cut to fit
+        dialog = screen.query_one(".dialog")
+        assert status.region.bottom <= dialog.region.bottom - 1  # inside the dialog's border
+        assert "Up and Down choose, Enter opens" in str(status.content)
+        await pilot.press("down", "down", "down", "enter")
+        chosen = results.hits[3]
+        await wait_until(pilot, lambda: workspace.session.id == chosen.session)
+        await pilot.pause()
+        found = [entry.message.text for entry in app.query(ChatEntry) if entry.has_class(FOUND)]
+        assert found == [workspace.session.history[chosen.position].text]

@@ -297,19 +297,27 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
             self.finish_rename(event.value)
             return
         chosen = self.highlighted()
+        results = self.query_one("#history-results", SearchResults)
         if chosen is not None:
             self.dismiss(chosen.id)
-        elif self.query_one("#history-results", SearchResults).hits:
-            self.open_result(0)
+        elif results.hits:
+            self.open_result(results.highlighted or 0)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.dismiss(event.row_key.value)
 
     def action_cursor(self, step: int) -> None:
-        """Up and down move through the list while the filter has the focus too."""
+        """Up and down move through the list while the filter has the focus too; through the
+        search results when no chat's name or first question matches (the list is hidden)."""
         table = self.query_one("#history-table", DataTable)
-        table.move_cursor(row=table.cursor_row + step)
+        results = self.query_one("#history-results", SearchResults)
+        if table.row_count or not results.hits:
+            table.move_cursor(row=table.cursor_row + step)
+        elif step > 0:
+            results.action_cursor_down()
+        else:
+            results.action_cursor_up()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """r and d are letters: while the filter or the name has the focus they are typed."""
@@ -428,7 +436,7 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
         if hits:
             where = f"{len(hits)}{'+' if len(hits) == SEARCH_LIMIT else ''}"
             found = f"Found in {where} message{'s' if len(hits) != 1 else ''}"
-            keys = "Tab, then Enter opens one" if table.row_count else "Enter opens the first, Tab chooses"
+            keys = "Tab, then Enter opens one" if table.row_count else "Up and Down choose, Enter opens"
             self.say(f"{found} · {keys}")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

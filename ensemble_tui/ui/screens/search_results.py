@@ -80,7 +80,7 @@ class SearchResults(OptionList):
     option id is the result's index in `hits`."""
 
     DEFAULT_CSS = """
-    SearchResults { height: auto; max-height: 12; }
+    SearchResults { height: auto; max-height: 12; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
