@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     command = SUBCOMMANDS[args.command] if args.command else app
     try:
         with command_context(args, command.NEEDS) as context:
@@ -58,3 +58,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"ensemble-tui: this install lacks {exc.name} - reinstall ensemble-tui.", file=sys.stderr)
         return 2
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The arguments; what argparse does not know is refused, unless the command takes it as
+    words of its own (`search` reads `-word` as a word to exclude, not as an option)."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    take_words = getattr(SUBCOMMANDS.get(args.command), "take_words", None)
+    if unknown and not (take_words is not None and take_words(args, unknown)):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args

@@ -51,6 +51,23 @@ def test_search_json_gives_records_with_the_match(home: Path) -> None:
     assert record["snippet"][start:end] == "régularisation"
 
 
+def test_an_excluded_word_typed_as_its_own_argument_is_a_word_not_an_option(home: Path) -> None:
+    """`search softmax -temperature` was refused: argparse read -temperature as an option."""
+    kept = a_chat(home, "What does softmax do?", "It normalises the scores.")
+    a_chat(home, "And softmax temperature?", "It sharpens or flattens them.")
+    home_first = ("--home", str(home))  # before --, after which every word is the query's
+    for words in (
+        ("softmax", "-temperature"),
+        ("-temperature", "softmax"),
+        (*home_first, "--", "softmax", "-temperature"),
+    ):
+        result = run_any(None if "--" in words else home, "search", *words, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert [line.split()[0] for line in result.stdout.splitlines()] == [kept]
+    refused = run_command(home, "search", "softmax", "--limt", "2")  # a mistyped option is still refused
+    assert refused.returncode == 2 and "unrecognized arguments: --limt 2" in refused.stderr
+
+
 def test_a_stray_quote_or_operator_finds_nothing_and_says_so(home: Path) -> None:
     a_chat(home, "q", "some words")
     for query in ('"', "NOT", "(", "words -words", "*"):

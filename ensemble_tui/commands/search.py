@@ -28,7 +28,8 @@ def add_parser(commands: Any) -> None:
         help="find questions, replies, proposals and claims across every chat",
         description=(
             'Search every chat of the home: words, "exact phrases", prefixes (transform*) and -excluded '
-            "words; accents and case are ignored. One line per hit: chat id, date, kind, snippet with the "
+            "words (search softmax -temperature; every word after -- is the query's); accents and case "
+            "are ignored. One line per hit: chat id, date, kind, snippet with the "
             "match in [brackets]; `export --chat ID` takes the ids it prints."
         ),
     )
@@ -37,6 +38,15 @@ def add_parser(commands: Any) -> None:
     add_demo(search, "the demo's chats (as `ask --demo` keeps them)")
     search.add_argument("--json", action="store_true", help="print one JSON record per hit, as a list")
     search.add_argument("--limit", metavar="N", type=int, default=20, help="at most N hits (default 20)")
+
+
+def take_words(args: argparse.Namespace, words: list[str]) -> bool:
+    """`search softmax -temperature`: argparse reads `-temperature` as an unknown option; a word
+    of one dash is a word the query excludes, so it joins the query. Anything else is refused."""
+    if not all(len(word) > 1 and word[0] == "-" and word[1] != "-" for word in words):
+        return False
+    args.query.extend(words)
+    return True
 
 
 def run(args: argparse.Namespace, context: CommandContext) -> int:
