@@ -1,5 +1,5 @@
-"""`ensemble-tui history`: the home's past chats listed, newest first, one line each (`export
---chat ID` takes an id from here)."""
+"""`ensemble-tui history`: the home's past chats listed, newest first, one line each, a branch
+under its parent (`export --chat ID` takes an id from here)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ensemble_tui.commands.budget import unconfirmed_note
 from ensemble_tui.commands.context import CommandContext, Needs, add_demo
+from ensemble_tui.core.chat.session import fork_phrase
 from ensemble_tui.core.money import amount
+from ensemble_tui.core.store.fork import under_parents
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
@@ -49,9 +51,11 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
     cost = "SIM. COST" if simulated else "COST"
     cost_width = max(7, len(cost))
     print(f"{'ID':<{width}}  {'DATE':<16}  {'REPLIES':>10}  {cost:<{cost_width}}  FIRST QUESTION", file=out)
-    for chat in chats:
+    for chat, depth in under_parents(chats):
         date = chat.id[:16].replace("_", " ").replace("-", ":", 4).replace(":", "-", 2)
         question = " ".join(chat.first_question.split())
+        if depth:  # a branch, under its parent, as the app's history lists it
+            question = f"{'  ' * (depth - 1)}↳ {fork_phrase(chat.fork_turn or 0)} · {question}"
         question = question if len(question) <= 60 else question[:59] + "…"
         replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
         spent = amount(chat.cost_usd, simulated=simulated) if simulated else f"${chat.cost_usd:.4f}"  # one format

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -77,6 +78,25 @@ def test_the_history_lists_a_branch_with_its_parent_and_fork_point(workspace: Wo
     assert (listed[branch.id].parent, listed[branch.id].fork_turn) == (parent.id, 1)
     assert (listed[parent.id].parent, listed[parent.id].fork_turn) == (None, None)
     assert listed[branch.id].cost_usd == 0.0 and listed[parent.id].cost_usd == 0.42
+
+
+def test_ensemble_tui_history_lists_a_branch_under_its_parent_with_its_fork_point(workspace: Workspace) -> None:
+    """As the app's history does; it was listed by date alone, like any other chat."""
+    from ensemble_tui.commands.history import run_history
+
+    parent = three_turns(workspace)
+    branch = fork_chat(workspace.store, parent, 1)
+    workspace.new_chat()
+    workspace.session.history = chat(("Newest", "A"))
+    workspace.persist()
+    out = io.StringIO()
+    assert run_history(workspace, out=out, err=io.StringIO()) == 0
+    rows = [line.split(maxsplit=6) for line in out.getvalue().splitlines()[1:]]
+    assert [(row[0], row[6]) for row in rows] == [
+        (workspace.session.id, "Newest"),
+        (parent.id, "Q1"),
+        (branch.id, "↳ branched after question 1 · Q1"),
+    ]
 
 
 def test_listing_the_chats_parses_the_json_of_the_branches_alone(workspace: Workspace) -> None:

@@ -164,7 +164,7 @@ def test_the_help_and_the_palette_name_the_cursor_key() -> None:
 
 def test_the_history_puts_each_branch_under_its_parent() -> None:
     from ensemble_tui.core.store.archive import SessionSummary
-    from ensemble_tui.ui.screens.history import under_parents
+    from ensemble_tui.core.store.fork import under_parents
 
     def chat(chat_id: str, parent: str | None = None, after: int | None = None) -> SessionSummary:
         return SessionSummary(chat_id, "Q", 1, 0.0, parent=parent, fork_turn=after)

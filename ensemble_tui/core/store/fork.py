@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ensemble_tui.core.chat.session import ChatMessage, SessionData
 from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.store.archive import SessionSummary
 from ensemble_tui.core.store.session_store import SessionStore
 from ensemble_tui.core.store.upload_registry import UploadRegistry
 
@@ -116,3 +117,31 @@ def share_uploads(registry: UploadRegistry, parent: str, branch: str) -> None:
     for upload in registry.all():
         if any(use.session == parent for use in upload.uses):
             registry.used(upload.provider, upload.file_id, branch)
+
+
+def under_parents(sessions: Sequence[SessionSummary]) -> list[tuple[SessionSummary, int]]:
+    """The chats in the history's order (newest first), each branch moved under its parent,
+    with its depth (the app's history and `ensemble-tui history` list them so); a branch whose
+    parent is not listed (deleted, or never asked anything) keeps its own place."""
+    listed = {summary.id for summary in sessions}
+    children: dict[str, list[SessionSummary]] = {}
+    for summary in sessions:
+        if summary.parent is not None and summary.parent in listed and summary.parent != summary.id:
+            children.setdefault(summary.parent, []).append(summary)
+    ordered: list[tuple[SessionSummary, int]] = []
+    placed: set[str] = set()
+
+    def place(summary: SessionSummary, depth: int) -> None:
+        if summary.id in placed:
+            return
+        placed.add(summary.id)
+        ordered.append((summary, depth))
+        for child in children.get(summary.id, []):
+            place(child, depth + 1)
+
+    for summary in sessions:
+        if summary.parent is None or summary.parent not in listed:
+            place(summary, 0)
+    for summary in sessions:  # a loop of parents (a damaged file): still listed
+        place(summary, 0)
+    return ordered

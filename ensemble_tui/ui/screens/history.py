@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from ensemble_tui.core.chat.session import SESSION_ID_FORMAT, fork_phrase
 from ensemble_tui.core.money import amount
 from ensemble_tui.core.store.archive import SessionSummary
+from ensemble_tui.core.store.fork import under_parents
 from ensemble_tui.core.store.search_index import Hit
 from ensemble_tui.core.store.search_text import parse_query
 from ensemble_tui.ui.chat_log.rendering import plain
@@ -60,34 +61,6 @@ def session_date(session_id: str) -> str:
 def one_line(text: str, limit: int = QUESTION_CHARS) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def under_parents(sessions: Sequence[SessionSummary]) -> list[tuple[SessionSummary, int]]:
-    """The chats in the history's order (newest first), each branch moved under its parent
-    (`core/store/fork.py`), with its depth; a branch whose parent is not listed (deleted, or
-    never asked anything) keeps its own place."""
-    listed = {summary.id for summary in sessions}
-    children: dict[str, list[SessionSummary]] = {}
-    for summary in sessions:
-        if summary.parent is not None and summary.parent in listed and summary.parent != summary.id:
-            children.setdefault(summary.parent, []).append(summary)
-    ordered: list[tuple[SessionSummary, int]] = []
-    placed: set[str] = set()
-
-    def place(summary: SessionSummary, depth: int) -> None:
-        if summary.id in placed:
-            return
-        placed.add(summary.id)
-        ordered.append((summary, depth))
-        for child in children.get(summary.id, []):
-            place(child, depth + 1)
-
-    for summary in sessions:
-        if summary.parent is None or summary.parent not in listed:
-            place(summary, 0)
-    for summary in sessions:  # a loop of parents (a damaged file): still listed
-        place(summary, 0)
-    return ordered
 
 
 def question_cell(summary: SessionSummary, depth: int, limit: int) -> Text:
