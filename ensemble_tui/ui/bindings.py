@@ -210,6 +210,15 @@ def action_table() -> tuple[AppAction, ...]:
             palette="Remove PDF",
         ),
         AppAction(
+            "pdf.read",
+            "Read paper",
+            "The chat's paper, page by page: ←/→ turn pages, g goes to a page, / finds",
+            None,
+            "pdf_actions.read",
+            group="Chat",
+            palette="Read the paper",
+        ),
+        AppAction(
             "report.open",
             "Report",
             "Every call, answer, review and vote of this chat's runs",

@@ -156,6 +156,23 @@ async def test_nothing_close_and_no_pdf_and_a_scan_each_say_so_in_one_line(works
         await wait_until(pilot, lambda: "no text layer" in note(app))
 
 
+async def test_the_palette_opens_the_chats_paper_at_its_first_page_to_read(workspace, make_app, sample_pdf):
+    """Not only from a quote mark: a researcher opens the paper itself to read or search it."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        (read,) = [c for c in app.get_system_commands(app.screen) if c.title == "Read the paper"]
+        read.callback()  # no PDF in this chat yet
+        await settle(pilot)
+        assert isinstance(app.screen, PaperScreen) and note(app) == NO_PDF
+        await pilot.press("escape")
+        app.main.pdf_actions.select(sample_pdf)
+        read.callback()
+        screen = await paper_screen(pilot)
+        assert screen.pdf == sample_pdf.resolve() and str(workspace.session.pdf_path) == str(screen.pdf)
+        assert (screen.page, screen.passage, note(app)) == (1, None, "")
+        assert screen.paper is not None and "Introduction" in str(screen.query_one("#paper-body").content)
+
+
 async def test_pages_turn_go_to_a_page_and_find_with_next_and_previous_match(make_app, sample_pdf, tmp_path):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -1,5 +1,6 @@
-"""Choosing, clearing and showing the session's PDF (Ctrl+O, the Attachments pane's buttons, the
-dialog and the PDF given on the command line): a collaborator of the main screen (ui/main_screen.py)."""
+"""Choosing, clearing, showing and reading the session's PDF (Ctrl+O, the Attachments pane's
+buttons, the dialog, the PDF given on the command line and the palette's "Read the paper"): a
+collaborator of the main screen (ui/main_screen.py)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,13 @@ class PdfActions:
         self.path = None
         self.ctx.view.attachments.show_pdf(None)
         self.ctx.view.chat.show_paper(None)
+
+    def read(self) -> None:
+        """The chat's paper in the paper view from its first page, to read or search it (a quote
+        mark opens the same view at its quote); without a PDF the view says so."""
+        from ensemble_tui.ui.screens.paper import open_passage
+
+        open_passage(self.ctx.app)
 
     def show(self, path: str | None) -> None:
         """Show a chat's PDF as it is opened; one that cannot be read is said, not refused."""
