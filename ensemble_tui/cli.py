@@ -63,9 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The arguments; what argparse does not know is refused, unless the command takes it as
     words of its own (`search` reads `-word` as a word to exclude, not as an option)."""
+    words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    args, unknown = parser.parse_known_args(words)
     take_words = getattr(SUBCOMMANDS.get(args.command), "take_words", None)
-    if unknown and not (take_words is not None and take_words(args, unknown)):
+    after_command = words[words.index(args.command) + 1 :] if args.command in words else []  # not before it
+    if unknown and not (
+        take_words is not None and all(word in after_command for word in unknown) and take_words(args, unknown)
+    ):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     return args
