@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ensemble_tui.commands.budget import unconfirmed_note
 from ensemble_tui.commands.context import CommandContext, Needs, add_demo
-from ensemble_tui.core.chat.session import fork_phrase
 from ensemble_tui.core.money import amount
-from ensemble_tui.core.store.fork import under_parents
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
@@ -37,6 +35,9 @@ def run(args: argparse.Namespace, context: CommandContext) -> int:
 
 def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The chats, newest first, one line each; `out`/`err` default to sys.stdout/stderr as they are now."""
+    from ensemble_tui.core.chat.session import fork_phrase  # here: `--help` imports no command's work
+    from ensemble_tui.core.store.fork import under_parents
+
     out, err = out or sys.stdout, err or sys.stderr
     try:
         chats = workspace.archive.sessions()
