@@ -48,7 +48,7 @@ def test_no_escape_sequence_reaches_the_terminal(sim: Simulator, tmp_path: Path)
         session.tmux("set-option", "-g", "set-clipboard", "on")
         session.tmux("set-option", "-g", "allow-rename", "on")
         title_before = session.tmux("display-message", "-p", "-t", "app", "#{pane_title}").strip()
-        session.wait_for("Ready.", timeout=30)
+        session.wait_started()
         session.keys("-l", "My question stays on screen")
         session.keys("F12")
         # The question stays on screen (no clear-screen happened), the markup is shown literally,

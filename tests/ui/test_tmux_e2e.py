@@ -65,6 +65,9 @@ def nothing_outlives_the_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     assert not left, f"still running after the test: {left}"
 
 
+STARTED_S = 90
+
+
 class TmuxSession:
     def __init__(self, env: dict[str, str]) -> None:
         self.socket = f"ensemble-e2e-{uuid.uuid4().hex[:8]}"
@@ -88,6 +91,13 @@ class TmuxSession:
     def wait_for(self, text: str, timeout: float) -> str:
         return self.wait_for_any((text,), timeout)
 
+    def wait_started(self) -> str:
+        """The app's first screen ("Ready."). Generous: the suite starts its longest tests first,
+        and a fresh clone's run began with ~15 processes at once on 2 cores (four workers
+        collecting, eight `ask` runs importing the SDKs, crash tests, other apps in tmux); one
+        start took over 30 s there and its screen was still blank."""
+        return self.wait_for("Ready.", timeout=STARTED_S)
+
     def wait_for_all(self, texts: tuple[str, ...], timeout: float) -> str:
         """The screen once every one of `texts` is on it at once (a capture can fall between two
         parts of a frame, so one text seen does not mean the frame's others are drawn yet)."""
@@ -104,8 +114,10 @@ class TmuxSession:
             if which(text in screen for text in texts):
                 return screen
             time.sleep(0.2)
+        running = self.tmux("display-message", "-p", "-t", "app", "#{pane_current_command}").strip()
         raise AssertionError(
-            f"{which.__name__} of {texts!r} not seen within {timeout} s; the screen was:\n{self.screen()}"
+            f"{which.__name__} of {texts!r} not seen within {timeout} s (the pane runs {running or '?'});"
+            f" the screen was:\n{self.screen()}"
         )
 
     def close(self) -> None:
@@ -129,7 +141,7 @@ def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
     command = f"{sys.executable} -m ensemble_tui --demo --home {home} --pdf {pdf}; echo $? > {marker}; sleep 30"
     try:
         session.start(command)
-        session.wait_for("Ready.", timeout=30)
+        session.wait_started()
         session.keys("-l", "What is the main claim?")
         session.keys("Enter")
         # While it runs, the status line says how to cancel and the running action is marked.
@@ -200,7 +212,7 @@ def test_a_quit_a_crash_and_a_stray_mode_key_lose_nothing_in_tmux(tmp_path: Path
     try:
         # F5 pressed during an F12 (ChatGPT) run starts nothing: one ChatGPT turn, no All turn.
         session.start(app)
-        session.wait_for("Ready.", timeout=30)
+        session.wait_started()
         session.keys("-l", "First, ChatGPT alone")
         session.keys("F12")
         session.keys("F5")
@@ -245,7 +257,7 @@ def test_a_burst_of_keys_in_one_write_lands_in_order_in_tmux(tmp_path: Path) -> 
     session = TmuxSession(_demo_env(tmp_path))
     try:
         session.start(f"{sys.executable} -m ensemble_tui --demo --home {home}")
-        session.wait_for("Ready.", timeout=30)
+        session.wait_started()
         session.keys("abc", "x", "BSpace", "y", "C-u")  # one write: Ctrl+U empties the line again
         session.keys("Second race test", "Enter", "next words")  # one write
         session.wait_for("Reply complete", timeout=120)
@@ -267,7 +279,7 @@ def test_ctrl_o_and_a_path_in_one_write_choose_that_pdf_in_tmux(tmp_path: Path) 
     session = TmuxSession(_demo_env(tmp_path))
     try:
         session.start(f"{sys.executable} -m ensemble_tui --demo --home {home}")
-        session.wait_for("Ready.", timeout=30)
+        session.wait_started()
         session.keys("C-o", str(paper), "Enter")  # one write
         session.wait_for("PDF selected", timeout=30)
         wait_until(lambda: restored_session(home).pdf_path == str(paper), 10)
