@@ -132,6 +132,15 @@ async def test_while_results_show_the_chat_list_shrinks_to_leave_them_room(works
         assert table.row_count == 30
         assert table.outer_size.height <= 6
         assert results.region.height > 6 and results.region.bottom <= SIZE[1]
+        # The hint's keys reach a result, not the list above it (it said "Tab, then Enter", which
+        # reopened the highlighted chat instead).
+        assert "Tab twice to choose one" in str(app.screen.query_one("#history-status").content)
+        chosen = results.hits[0]
+        await pilot.press("tab", "tab", "enter")
+        await wait_until(pilot, lambda: workspace.session.id == chosen.session)
+        await pilot.pause()
+        found = [entry.message.text for entry in app.query(ChatEntry) if entry.has_class(FOUND)]
+        assert found == [workspace.session.history[chosen.position].text]
 
 
 async def test_an_older_home_is_indexed_on_the_history_first_open(workspace, chatty, make_app):

@@ -409,7 +409,7 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
         if hits:
             where = f"{len(hits)}{'+' if len(hits) == SEARCH_LIMIT else ''}"
             found = f"Found in {where} message{'s' if len(hits) != 1 else ''}"
-            keys = "Tab, then Enter opens one" if table.row_count else "Up and Down choose, Enter opens"
+            keys = "Tab twice to choose one, Enter opens it" if table.row_count else "Up and Down choose, Enter opens"
             self.say(f"{found} · {keys}")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
