@@ -93,7 +93,7 @@ class TmuxSession:
 
     def wait_started(self) -> str:
         """The app's first screen ("Ready."). Generous: the suite starts its longest tests first,
-        and a fresh clone's run began with ~15 processes at once on 2 cores (four workers
+        and a fresh clone's run begins with a dozen or more processes at once on 2 cores (four workers
         collecting, eight `ask` runs importing the SDKs, crash tests, other apps in tmux); one
         start took over 30 s there and its screen was still blank."""
         return self.wait_for("Ready.", timeout=STARTED_S)
