@@ -54,7 +54,7 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
     print(f"{'ID':<{width}}  {'DATE':<16}  {'REPLIES':>10}  {cost:<{cost_width}}  FIRST QUESTION", file=out)
     for chat, depth in under_parents(chats):
         date = chat.id[:16].replace("_", " ").replace("-", ":", 4).replace(":", "-", 2)
-        question = " ".join(chat.first_question.split())
+        question = " ".join(chat.name.split())  # the name given in the app, else the first question, as there
         if depth:  # a branch, under its parent, as the app's history lists it
             question = f"{'  ' * (depth - 1)}↳ {fork_phrase(chat.fork_turn or 0)} · {question}"
         question = question if len(question) <= 60 else question[:59] + "…"

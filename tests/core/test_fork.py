@@ -81,7 +81,8 @@ def test_the_history_lists_a_branch_with_its_parent_and_fork_point(workspace: Wo
 
 
 def test_ensemble_tui_history_lists_a_branch_under_its_parent_with_its_fork_point(workspace: Workspace) -> None:
-    """As the app's history does; it was listed by date alone, like any other chat."""
+    """As the app's history does (a branch was listed by date alone, like any other chat, and a
+    chat renamed in the app by its first question)."""
     from ensemble_tui.commands.history import run_history
 
     parent = three_turns(workspace)
@@ -89,12 +90,13 @@ def test_ensemble_tui_history_lists_a_branch_under_its_parent_with_its_fork_poin
     workspace.new_chat()
     workspace.session.history = chat(("Newest", "A"))
     workspace.persist()
+    workspace.archive.rename_session(parent.id, "Named in the app")  # listed by its name, as the app lists it
     out = io.StringIO()
     assert run_history(workspace, out=out, err=io.StringIO()) == 0
     rows = [line.split(maxsplit=6) for line in out.getvalue().splitlines()[1:]]
     assert [(row[0], row[6]) for row in rows] == [
         (workspace.session.id, "Newest"),
-        (parent.id, "Q1"),
+        (parent.id, "Named in the app"),
         (branch.id, "↳ branched after question 1 · Q1"),
     ]
 
