@@ -8,6 +8,7 @@ module. Heavy imports happen inside the commands, so `--version` and `--help` an
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -48,7 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = SUBCOMMANDS[args.command] if args.command else app
     try:
         with command_context(args, command.NEEDS) as context:
-            return command.run(args, context)
+            code = command.run(args, context)
+        sys.stdout.flush()  # here, not at exit, so that a reader gone away is caught below
+        return code
+    except BrokenPipeError:
+        return output_unread()
     except SetUpFailed as exc:
         say(exc.line)
         return 2
@@ -58,6 +63,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"ensemble-tui: this install lacks {exc.name} - reinstall ensemble-tui.", file=sys.stderr)
         return 2
+
+
+def output_unread() -> int:
+    """The reader of the output went away (`ensemble-tui history | head`): exit 1 without a
+    traceback, the rest of the output sent nowhere (the Python docs' note on SIGPIPE, under the
+    signal module; without it the interpreter's last flush fails again at exit)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no file behind stdout (a test's capture)
+        pass
+    return 1
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from ensemble_tui import __version__
-from tests.support import run_command
+from ensemble_tui.core.chat.session import ChatMessage
+from ensemble_tui.core.workspace import Workspace
+from tests.support import process_environment, run_command
 
 
 def test_version() -> None:
@@ -44,3 +50,21 @@ def test_every_command_is_one_module_with_its_parser_its_run_and_its_needs() -> 
         "trust": "none",
     }
     assert cli.SUBCOMMANDS["eval"].NEEDS.simulator == "eval"  # the eval demo's, started by the context
+
+
+def test_a_reader_that_stops_reading_ends_the_command_without_a_traceback(home: Path) -> None:
+    """`ensemble-tui history | head`: the pipe closed under the command raised BrokenPipeError,
+    and the user saw a traceback. Here the pipe is closed before the command writes at all."""
+    workspace = Workspace.open(home)
+    workspace.session.history = [ChatMessage(role="user", text="Q"), ChatMessage(role="assistant", text="A")]
+    workspace.persist()
+    workspace.close()
+    command = [sys.executable, "-m", "ensemble_tui", "history", "--home", str(home)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=process_environment(home.parent)
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 1
+    assert "Traceback" not in errors and "BrokenPipeError" not in errors
