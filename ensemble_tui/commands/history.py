@@ -36,7 +36,7 @@ def run(args: argparse.Namespace, context: CommandContext) -> int:
 def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The chats, newest first, one line each; `out`/`err` default to sys.stdout/stderr as they are now."""
     from ensemble_tui.core.chat.session import fork_phrase  # here: `--help` imports no command's work
-    from ensemble_tui.core.store.fork import under_parents
+    from ensemble_tui.core.store.fork import branch_lead, under_parents
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
@@ -56,7 +56,7 @@ def run_history(workspace: Workspace, out: TextIO | None = None, err: TextIO | N
         date = chat.id[:16].replace("_", " ").replace("-", ":", 4).replace(":", "-", 2)
         question = " ".join(chat.name.split())  # the name given in the app, else the first question, as there
         if depth:  # a branch, under its parent, as the app's history lists it
-            question = f"{'  ' * (depth - 1)}↳ {fork_phrase(chat.fork_turn or 0)} · {question}"
+            question = f"{branch_lead(depth)}{fork_phrase(chat.fork_turn or 0)} · {question}"
         question = question if len(question) <= 60 else question[:59] + "…"
         replies = f"{chat.turns} repl{'y' if chat.turns == 1 else 'ies'}"
         spent = amount(chat.cost_usd, simulated=simulated) if simulated else f"${chat.cost_usd:.4f}"  # one format

@@ -145,3 +145,9 @@ def under_parents(sessions: Sequence[SessionSummary]) -> list[tuple[SessionSumma
     for summary in sessions:  # a loop of parents (a damaged file): still listed
         place(summary, 0)
     return ordered
+
+
+def branch_lead(depth: int) -> str:
+    """What begins a branch's line in a listing, before its fork point: indented one step per
+    level under its parent (depth 1: none), then the arrow."""
+    return "  " * (depth - 1) + "↳ "

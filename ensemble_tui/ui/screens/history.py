@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 from ensemble_tui.core.chat.session import SESSION_ID_FORMAT, fork_phrase
 from ensemble_tui.core.money import amount
 from ensemble_tui.core.store.archive import SessionSummary
-from ensemble_tui.core.store.fork import under_parents
+from ensemble_tui.core.store.fork import branch_lead, under_parents
 from ensemble_tui.core.store.search_index import Hit
 from ensemble_tui.core.store.search_text import parse_query
 from ensemble_tui.ui.chat_log.rendering import plain
@@ -67,7 +67,7 @@ def question_cell(summary: SessionSummary, depth: int, limit: int) -> Text:
     """The chat's name; a branch's, indented under its parent, begins with its fork point."""
     if not depth:
         return plain(one_line(summary.name, limit))
-    lead = "  " * (depth - 1) + "↳ "
+    lead = branch_lead(depth)
     cell = Text(lead)
     where = fork_phrase(summary.fork_turn or 0)
     cell.append(where, style="italic")
