@@ -43,7 +43,8 @@ def test_no_escape_sequence_reaches_the_terminal(sim: Simulator, tmp_path: Path)
     marker = tmp_path / "exit-code"
     command = f"{sys.executable} -m ensemble_tui --home {tmp_path / 'home'}; echo $? > {marker}; sleep 30"
     try:
-        session.tmux("start-server")
+        # new-session starts the server. A `start-server` before it (a server with no session, which
+        # exits) was this test's alone, and so were the two runs that found no session and a blank screen.
         session.start(command)
         session.tmux("set-option", "-g", "set-clipboard", "on")
         session.tmux("set-option", "-g", "allow-rename", "on")

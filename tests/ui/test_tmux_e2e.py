@@ -80,7 +80,13 @@ class TmuxSession:
         return result.stdout
 
     def start(self, command: str) -> None:
-        self.tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
+        """A detached session running `command`; tmux's own words if it could not make one (a test
+        that then waited on a blank screen said nothing of why)."""
+        args = ["tmux", "-L", self.socket, "new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command]
+        result = subprocess.run(args, env=self.env, capture_output=True, text=True, timeout=20)
+        if result.returncode != 0:
+            reason = result.stderr.strip()
+            raise AssertionError(f"tmux could not start the session (exit {result.returncode}): {reason}")
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "app")
@@ -116,7 +122,8 @@ class TmuxSession:
             time.sleep(0.2)
         running = self.tmux("display-message", "-p", "-t", "app", "#{pane_current_command}").strip()
         raise AssertionError(
-            f"{which.__name__} of {texts!r} not seen within {timeout} s (the pane runs {running or '?'});"
+            f"{which.__name__} of {texts!r} not seen within {timeout} s"
+            f" (the pane runs {running or 'nothing: the session has ended'});"
             f" the screen was:\n{self.screen()}"
         )
 
