@@ -111,7 +111,7 @@ def test_missing_key_names_the_variable(sim: Simulator, home: Path) -> None:
     result = ask(sim, home, "--mode", "claude", "Hello?", drop=("ANTHROPIC_API_KEY",))
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        "ensemble-tui: Claude is unavailable: set ANTHROPIC_API_KEY (environment or .env)"
+        "ensemble-tui: Claude is unavailable: set ANTHROPIC_API_KEY in the environment or in ~/home/.env"
     )
     assert result.stdout == ""
 

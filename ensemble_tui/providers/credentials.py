@@ -15,9 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ensemble_tui.core.store.home import HomePaths
+
 log = logging.getLogger(__name__)
 
-DOTENV_NAME = ".env"
 # Set by the simulator (tests, `--demo`): every OpenAI-compatible provider is then served at
 # `<value>/<provider slug>/v1` with a dummy key, so no configured provider reaches a real host.
 SIMULATED_CHAT_VAR = "ENSEMBLE_TUI_SIMULATOR_CHAT_URL"
@@ -58,7 +59,7 @@ def environment_view(env: Mapping[str, str] | None = None, *, home: Path | None 
     """
     merged: dict[str, str] = {}
     if home is not None:
-        merged.update(read_dotenv(home.expanduser().resolve() / DOTENV_NAME))
+        merged.update(read_dotenv(HomePaths(home.expanduser().resolve()).dotenv))
     source = os.environ if env is None else env
     merged.update({name: value for name, value in source.items() if value})
     return merged

@@ -16,10 +16,12 @@ real host from a demo.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ensemble_tui.core.config import PROVIDER_FILES, ProviderConfig
 from ensemble_tui.core.provider import Provider
+from ensemble_tui.core.store.home import key_places
 from ensemble_tui.core.store.upload_registry import UploadRegistry
 from ensemble_tui.providers.anthropic_adapter import AnthropicProvider
 from ensemble_tui.providers.base import SdkProvider
@@ -56,9 +58,10 @@ def config_file_name(label: str) -> str:
     return PROVIDER_FILES.get(label, f"{label}.json")
 
 
-def missing_key_message(label: str, key_env: list[str]) -> str:
+def missing_key_message(label: str, key_env: list[str], places: str) -> str:
+    """`places`: where the key can be set (core/store/home.py key_places)."""
     names = " or ".join(key_env) or "an API key variable in its configuration file"
-    return f"{label} is unavailable: set {names} (environment or .env)"
+    return f"{label} is unavailable: set {names} {places}"
 
 
 def build_providers(
@@ -66,10 +69,11 @@ def build_providers(
 ) -> tuple[dict[str, Provider], dict[str, str]]:
     """Adapters keyed by label, and for each enabled provider left out, why.
 
-    `env` replaces `os.environ` (tests, `--demo`); `.env` files in the workspace's home folder
-    and the current folder fill in what it lacks.
+    `env` replaces `os.environ` (tests, `--demo`); the `.env` in the workspace's home folder
+    fills in what it lacks (credentials.py).
     """
     view = environment_view(env, home=workspace.paths.root)
+    places = key_places(workspace.paths.root, Path.cwd())
     providers: dict[str, Provider] = {}
     unavailable: dict[str, str] = {}
     for label, config in workspace.configs.items():
@@ -79,7 +83,7 @@ def build_providers(
         if adapter is None:
             unavailable[label] = f"{label} is unavailable: no adapter for protocol {config.api}"
             continue
-        credentials = _credentials(label, config, adapter, view)
+        credentials = _credentials(label, config, adapter, view, places)
         if isinstance(credentials, str):
             unavailable[label] = credentials
             continue
@@ -98,16 +102,17 @@ def keep_uploads(adapter: SdkProvider, workspace: Workspace) -> SdkProvider:
 
 
 def _credentials(
-    label: str, config: ProviderConfig, adapter: type[SdkProvider], view: Mapping[str, str]
+    label: str, config: ProviderConfig, adapter: type[SdkProvider], view: Mapping[str, str], places: str
 ) -> Credentials | str:
-    """The key and base URL for one provider, or why it is unavailable."""
+    """The key and base URL for one provider, or why it is unavailable (`places`: where a
+    missing key can be set)."""
     simulated = (view.get(SIMULATED_CHAT_VAR) or "").strip().rstrip("/")
     if config.api == "openai-chat" and simulated:
         return Credentials(SIMULATED_KEY, "the simulator's key", f"{simulated}/{provider_slug(label)}/v1")
     if config.key_env:
         found = find_key(view, config.key_env)
         if found is None:
-            return missing_key_message(label, config.key_env)
+            return missing_key_message(label, config.key_env, places)
         key_var, key = found
     else:
         key_var, key = f"key_env in {config_file_name(label)}", NO_KEY

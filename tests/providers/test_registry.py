@@ -65,9 +65,28 @@ def test_a_missing_key_makes_the_provider_unavailable_with_a_message(workspace):
     env = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "  "}
     providers, unavailable = build_providers(workspace, env=env)
     assert set(providers) == {"ChatGPT"}
+    dotenv = workspace.paths.root / ".env"
     assert unavailable == {
-        "Claude": "Claude is unavailable: set ANTHROPIC_API_KEY (environment or .env)",
-        "Gemini": "Gemini is unavailable: set GEMINI_API_KEY or GOOGLE_API_KEY (environment or .env)",
+        "Claude": f"Claude is unavailable: set ANTHROPIC_API_KEY in the environment or in {dotenv}",
+        "Gemini": f"Gemini is unavailable: set GEMINI_API_KEY or GOOGLE_API_KEY in the environment or in {dotenv}",
+    }
+
+
+def test_a_key_in_the_current_folders_env_is_named_as_not_read(workspace, monkeypatch):
+    """The usual place for a `.env` is the folder one works in; it is not read unless that
+    folder is the home, so the message that asks for the key says so instead of nothing."""
+    monkeypatch.setenv("HOME", str(workspace.paths.root.parent))
+    Path(".env").write_text("ANTHROPIC_API_KEY=sk-here\n")
+    _, unavailable = build_providers(workspace, env={"OPENAI_API_KEY": "sk-o", "GEMINI_API_KEY": "g"})
+    assert unavailable == {
+        "Claude": "Claude is unavailable: set ANTHROPIC_API_KEY in the environment or in ~/home/.env"
+        " (the .env in this folder is not read: it is not the home folder)"
+    }
+    monkeypatch.chdir(workspace.paths.root)
+    (workspace.paths.root / ".env").write_text("GEMINI_API_KEY=g\n")
+    _, unavailable = build_providers(workspace, env={"OPENAI_API_KEY": "sk-o"})  # in the home, its .env is read
+    assert unavailable == {
+        "Claude": "Claude is unavailable: set ANTHROPIC_API_KEY in the environment or in ~/home/.env"
     }
 
 
@@ -199,7 +218,10 @@ def test_a_chat_provider_without_its_key_is_unavailable(workspace):
     add(workspace, example(workspace, "DeepSeek", enabled=True))
     providers, unavailable = build_providers(workspace, env=ALL_KEYS)
     assert "DeepSeek" not in providers
-    assert unavailable == {"DeepSeek": "DeepSeek is unavailable: set DEEPSEEK_API_KEY (environment or .env)"}
+    dotenv = workspace.paths.root / ".env"
+    assert unavailable == {
+        "DeepSeek": f"DeepSeek is unavailable: set DEEPSEEK_API_KEY in the environment or in {dotenv}"
+    }
 
 
 def test_a_keyless_local_server_needs_no_key(workspace):

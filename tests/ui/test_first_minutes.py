@@ -28,6 +28,7 @@ async def test_with_no_keys_one_line_names_them_and_the_demo_and_keyless_modes_a
         for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
             assert variable in line
         assert "ensemble-tui --demo" in line
+        assert f"in the environment or in {workspace.paths.root / '.env'}" in line  # where the keys go
         assert len(notices(app)) == 1  # one line, not one per provider
         buttons = {button.mode: button for button in app.query(ModeButton)}
         assert all(button.has_class("-unavailable") for button in buttons.values())
@@ -41,7 +42,7 @@ async def test_with_no_keys_one_line_names_them_and_the_demo_and_keyless_modes_a
 
 
 async def test_a_mode_whose_provider_has_a_key_still_runs_beside_ones_that_do_not(workspace, chatty, make_app):
-    workspace.unavailable["Claude"] = "Claude is unavailable: set ANTHROPIC_API_KEY (environment or .env)"
+    workspace.unavailable["Claude"] = "Claude is unavailable: set ANTHROPIC_API_KEY in the environment or in ~/.env"
     del workspace.providers["Claude"]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

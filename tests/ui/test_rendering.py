@@ -10,10 +10,10 @@ from rich.text import Text
 
 from ensemble_tui.core.chat.session import ChatMessage
 from ensemble_tui.core.text.markdown_blocks import keep_line_breaks
+from ensemble_tui.core.text.paths import display_path
 from ensemble_tui.ui.chat_log.chat_view import message_renderable
 from ensemble_tui.ui.chat_log.rendering import (
     DISPLAY_LIMIT_CHARS,
-    display_path,
     http_links,
     human_size,
     is_http_url,

@@ -12,7 +12,8 @@ from pathlib import Path
 import platformdirs
 
 from ensemble_tui.core.errors import HomeError
-from ensemble_tui.core.store.trust import is_trusted, was_trusted
+from ensemble_tui.core.store.trust import DOTENV_NAME, is_trusted, was_trusted
+from ensemble_tui.core.text.paths import display_path
 
 HOME_ENV = "ENSEMBLE_TUI_HOME"
 SEEDED_FOLDERS = ("Prompts", "Configurations")
@@ -67,6 +68,22 @@ class HomePaths:
     def cache(self) -> Path:
         """Derived data that can be rebuilt, such as each PDF's extracted text (core/paper/pdf_pages.py)."""
         return self.root / "Cache"
+
+    @property
+    def dotenv(self) -> Path:
+        """The user's keys and base URLs (providers/credentials.py reads it; the app never writes it)."""
+        return self.root / DOTENV_NAME
+
+
+def key_places(home: Path, here: Path) -> str:
+    """Where a missing API key can be set, for the messages that ask for one: the environment or
+    the home's `.env`. A `.env` in the current folder is the usual place for keys, and is not read
+    unless that folder is the home (credentials.py says why), so a message that finds one says so."""
+    places = f"in the environment or in {display_path(HomePaths(home).dotenv)}"
+    stray = here / DOTENV_NAME
+    if stray.is_file() and here.resolve() != home.resolve():
+        places += " (the .env in this folder is not read: it is not the home folder)"
+    return places
 
 
 def defaults_root() -> Path:
@@ -135,7 +152,7 @@ def make_private(root: Path) -> list[str]:
         targets.append((root, PRIVATE_FOLDER))
     for name in ARCHIVE_FILES:
         targets.append((root / name, PRIVATE_FILE))
-    targets += [(root / ".env", PRIVATE_FILE), (paths.session_file, PRIVATE_FILE)]
+    targets += [(paths.dotenv, PRIVATE_FILE), (paths.session_file, PRIVATE_FILE)]
     targets += [(paths.chats, PRIVATE_FOLDER), (paths.logs, PRIVATE_FOLDER)]
     if paths.logs.is_dir():
         targets += [(path, PRIVATE_FILE) for path in sorted(paths.logs.iterdir()) if path.is_file()]

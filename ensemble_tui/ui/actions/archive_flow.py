@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from ensemble_tui.core.chat.runlog import TurnRecord
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.store.archive import StoredTurn
+from ensemble_tui.core.text.paths import display_path
 from ensemble_tui.ui.actions.context import AppContext
 from ensemble_tui.ui.actions.restyle_actions import Restyling
-from ensemble_tui.ui.chat_log.rendering import display_path
 from ensemble_tui.ui.turns.turn_controller import TurnController
 
 if TYPE_CHECKING:  # imported when first used (see above)

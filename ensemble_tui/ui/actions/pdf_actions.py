@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper.pdf import pdf_info
+from ensemble_tui.core.text.paths import display_path
 from ensemble_tui.ui.actions.context import AppContext
-from ensemble_tui.ui.chat_log.rendering import display_path
 from ensemble_tui.ui.screens.pdf_picker import pdf_dialog, start_folder
 
 

@@ -10,7 +10,6 @@ only through the explicit "Open a link" command, which accepts http(s) URLs alon
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -177,12 +176,3 @@ def human_size(size: int) -> str:
             return f"{size} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size} bytes"  # pragma: no cover - loop always returns
-
-
-def display_path(path: str | Path) -> str:
-    """A path with the user's home folder shown as `~` (shorter, and stable in snapshots)."""
-    resolved = Path(path)
-    try:
-        return "~/" + resolved.relative_to(Path.home()).as_posix()
-    except ValueError:
-        return str(resolved)

@@ -16,7 +16,8 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from ensemble_tui.core.paper.pdf import PdfInfo
-from ensemble_tui.ui.chat_log.rendering import display_path, human_size, plain
+from ensemble_tui.core.text.paths import display_path
+from ensemble_tui.ui.chat_log.rendering import human_size, plain
 
 HINT = (
     "Every model reads this PDF with each question. Only its path is kept, for this chat; "

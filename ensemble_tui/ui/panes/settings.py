@@ -90,10 +90,11 @@ def missing_keys(workspace: Workspace) -> dict[str, str]:
     return found
 
 
-def no_keys_line(keyless: dict[str, str], *, demo: bool) -> str:
-    """One line for the empty chat: which keys are missing, and how to try everything without."""
+def no_keys_line(keyless: dict[str, str], places: str, *, demo: bool) -> str:
+    """One line for the empty chat: which keys are missing, where they go (`places`:
+    core/store/home.py key_places), and how to try everything without."""
     variables = ", ".join(keyless.values())
-    line = f"No API key for {', '.join(keyless)}: set {variables} (environment or .env)."
+    line = f"No API key for {', '.join(keyless)}: set {variables} {places}."
     return (
         line
         if demo or len(keyless) < len(PROVIDERS)

@@ -22,7 +22,8 @@ from textual_fspicker.parts import CurrentDirectory, DirectoryNavigation
 
 from ensemble_tui.core.errors import PdfError
 from ensemble_tui.core.paper.pdf import check_pdf
-from ensemble_tui.ui.chat_log.rendering import display_path, plain
+from ensemble_tui.core.text.paths import display_path
+from ensemble_tui.ui.chat_log.rendering import plain
 
 HINT = "Type a path and press Enter · or pick: ↑/↓, Enter · Backspace: parent folder"
 
