@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+from textual.widgets import Button
+
 from ensemble_tui.core.provider import Reply, Usage
 from ensemble_tui.core.turn.engine import Engine
 from ensemble_tui.core.turn.handle import TurnPhase
@@ -48,6 +50,7 @@ async def test_the_quit_dialog_follows_the_turn_from_its_reply_to_its_map(home):
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: isinstance(app.screen, QuitConfirm))
         assert dialog_question(app) == QUESTION
+        assert str(app.screen.query_one("#quit-stay", Button).label) == "Keep waiting (Esc)"
         final.release.set()
         # the reply is kept while the dialog is open: it no longer says a reply is under way
         await wait_until(pilot, lambda: app.main.turns.map_pending)
@@ -60,6 +63,7 @@ async def test_the_quit_dialog_follows_the_turn_from_its_reply_to_its_map(home):
         claim_map.release.set()
         await wait_until(pilot, lambda: app.main.turns.turn is None)  # the map came
         await wait_until(pilot, lambda: dialog_question(app) == ENDED_QUESTION)
+        assert str(app.screen.query_one("#quit-stay", Button).label) == "Stay (Esc)"  # nothing to wait for
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, QuitConfirm))
         assert app.main.chat.status.text.endswith("Claims mapped.")

@@ -26,15 +26,16 @@ MAPPING_QUESTION = "The reply is kept; its claim map is still being drawn. Quit 
 MAPPING_CONSEQUENCE = "The claim map is dropped; what its call cost is kept with the chat."
 ENDED_QUESTION = "The reply is kept. Quit?"
 ENDED_CONSEQUENCE = "Nothing is lost by quitting now."
+WAIT, STAY = "Keep waiting (Esc)", "Stay (Esc)"  # back to the app: while something runs, and after
 
 
-def wording(turn: ActiveTurn | None) -> tuple[str, str]:
-    """The dialog's question and what quitting would cost, for the turn's phase."""
+def wording(turn: ActiveTurn | None) -> tuple[str, str, str]:
+    """The dialog's question, what quitting would cost, and the way back, for the turn's phase."""
     if turn is None:
-        return ENDED_QUESTION, ENDED_CONSEQUENCE
+        return ENDED_QUESTION, ENDED_CONSEQUENCE, STAY
     if turn.phase is TurnPhase.MAPPING:
-        return MAPPING_QUESTION, MAPPING_CONSEQUENCE
-    return QUESTION, CONSEQUENCE
+        return MAPPING_QUESTION, MAPPING_CONSEQUENCE, WAIT
+    return QUESTION, CONSEQUENCE, WAIT
 
 
 class QuitConfirm(ModalScreen[bool]):
@@ -50,13 +51,15 @@ class QuitConfirm(ModalScreen[bool]):
         self.turns = turns
 
     def compose(self) -> ComposeResult:
-        question, consequence = wording(self.turns.turn) if self.turns is not None else (QUESTION, CONSEQUENCE)
+        question, consequence, back = (
+            wording(self.turns.turn) if self.turns is not None else (QUESTION, CONSEQUENCE, WAIT)
+        )
         with Vertical(classes="dialog quit-dialog"):
             yield Label(question, classes="dialog-title", id="quit-question")
             yield Static(consequence, id="quit-consequence")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"Quit ({self.quit_key})", id="quit-confirm", variant="error")
-                yield Button("Keep waiting (Esc)", id="quit-stay")
+                yield Button(back, id="quit-stay")
 
     def on_mount(self) -> None:
         self.query_one("#quit-stay", Button).focus()
@@ -64,9 +67,10 @@ class QuitConfirm(ModalScreen[bool]):
             self.watch(self.turns, "turn", self._follow, init=False)
 
     def _follow(self, turn: ActiveTurn | None) -> None:
-        question, consequence = wording(turn)
+        question, consequence, back = wording(turn)
         self.query_one("#quit-question", Label).update(question)
         self.query_one("#quit-consequence", Static).update(consequence)
+        self.query_one("#quit-stay", Button).label = back
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
