@@ -107,13 +107,23 @@ def test_empty_question_redoes_the_last_reply(sim: Simulator, home: Path) -> Non
     assert "First try." not in transcript and "Second try." in transcript
 
 
-def test_missing_key_names_the_variable(sim: Simulator, home: Path) -> None:
+def test_missing_key_names_the_variable_and_the_question_never_enters_a_chat(sim: Simulator, home: Path) -> None:
+    """As the app refuses a mode that cannot run before its question enters the chat, so does
+    `ask`: no chat holds a question that was never asked, and `--new` makes no empty chat."""
     result = ask(sim, home, "--mode", "claude", "Hello?", drop=("ANTHROPIC_API_KEY",))
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == (
         "ensemble-tui: Claude is unavailable: set ANTHROPIC_API_KEY in the environment or in ~/home/.env"
     )
     assert result.stdout == ""
+    assert history(home) == []
+    assert ask(sim, home, "--mode", "chatgpt", "Explain Table 1").returncode == 0
+    chats = run_command(home, "history").stdout
+    result = ask(sim, home, "--new", "--mode", "claude", "Hello again?", drop=("ANTHROPIC_API_KEY",))
+    assert result.returncode == 1
+    assert run_command(home, "history").stdout == chats  # no new chat
+    assert [text for _role, text in history(home)][0] == "Explain Table 1"
+    assert len(history(home)) == 2
 
 
 def test_vanished_pdf_is_one_clear_line(sim: Simulator, home: Path, sample_pdf: Path) -> None:

@@ -257,6 +257,9 @@ def ask_turn(args: argparse.Namespace, context: CommandContext) -> int:
     except (ValueError, EnsembleError) as exc:
         say(f"ensemble-tui: {exc}", sys.stderr)
         return 2
+    if (refused := workspace.refusal(run_mode)) is not None:  # as the app refuses it: no chat made, none changed
+        say(f"ensemble-tui: {refused}", sys.stderr)
+        return 1
     workspace.upload_to = frozenset(called_by(workspace, run_mode))
     try:
         if args.fork is not None:

@@ -9,7 +9,14 @@ import pytest
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.provider import ErrorKind, ProviderError, Reply, Usage
 from ensemble_tui.core.turn.engine import Engine
-from ensemble_tui.core.turn.events import Notice, ProposerFailed, ReplyCommitted, RunFailed, StatusChanged
+from ensemble_tui.core.turn.events import (
+    InputRecorded,
+    Notice,
+    ProposerFailed,
+    ReplyCommitted,
+    RunFailed,
+    StatusChanged,
+)
 from ensemble_tui.core.turn.retry import RetryPolicy
 from tests.core.helpers import of_type, restored_session, run_turn
 from tests.support import Hang, Slow, fatal, overloaded, transient
@@ -223,6 +230,7 @@ async def test_unavailable_provider_blocks_its_single_mode_but_not_all(workspace
     engine = make_engine()
     events = await run_turn(engine, Mode.CLAUDE, "q")
     assert of_type(events, RunFailed)[0].message == "Claude is unavailable: set ANTHROPIC_API_KEY"
+    assert not of_type(events, InputRecorded) and workspace.session.history == []  # the chat as it was
     events = await run_turn(engine, Mode.ALL, "q again")
     assert of_type(events, ProposerFailed)[0].message == "Claude is unavailable: set ANTHROPIC_API_KEY"
     assert of_type(events, ReplyCommitted)

@@ -221,6 +221,9 @@ class Engine:
         if not given.query:
             emit(RunFailed("Nothing to redo yet - type a question first."))
             return
+        if (refused := workspace.refusal(mode)) is not None:  # a mode that cannot run leaves the chat as it was
+            emit(RunFailed(refused))
+            return
         record = TurnRecord(
             session=session.id, mode=mode.value, style=style.value, query=given.query, simulated=workspace.demo
         )
@@ -410,13 +413,10 @@ class Engine:
     def _check_providers(
         self, mode: RunMode, participants: tuple[str, ...], emit: Callable[[EngineEvent], None]
     ) -> dict[str, str]:
-        """A single mode needs its model; a multi mode needs the aggregator and one proposer.
-
-        Proposers without a key are reported and left out (returned with why).
-        """
+        """Proposers without a key are reported and left out (returned with why). That the mode
+        can run at all (a single mode's model, a multi mode's aggregator and one proposer) was
+        checked before its input entered the chat (`_turn`)."""
         workspace = self.workspace
-        if (refused := workspace.refusal(mode)) is not None:
-            raise EnsembleError(refused)
         missing = [name for name in participants if name not in workspace.providers]
         reasons = {name: workspace.unavailable.get(name, f"{name} is not available") for name in missing}
         for name, reason in reasons.items():
