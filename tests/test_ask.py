@@ -301,3 +301,12 @@ def test_a_fork_that_cannot_be_made_is_one_line_and_asks_nothing(
     assert result.returncode == 2
     assert line in result.stderr.strip().splitlines()[-1]
     assert len(sim.anthropic.calls) == calls and restored_session(home).id == parent
+
+
+def test_a_style_given_to_a_single_model_says_it_has_no_effect(sim: Simulator, home: Path) -> None:
+    sim.gemini.push(ScriptedReply("Gemini alone."))
+    result = ask(sim, home, "--mode", "gemini", "--style", "council", "Explain Table 1")
+    assert result.returncode == 0 and result.stdout.strip() == "Gemini alone."
+    assert "note: --style council is how several models deliberate; Gemini answers alone" in result.stderr
+    sim.openai.push(ScriptedReply("ChatGPT alone."))
+    assert "note:" not in ask(sim, home, "--mode", "chatgpt", "And Table 2?").stderr  # no --style, no note

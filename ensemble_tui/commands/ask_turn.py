@@ -260,6 +260,8 @@ def ask_turn(args: argparse.Namespace, context: CommandContext) -> int:
     if (refused := workspace.refusal(run_mode)) is not None:  # as the app refuses it: no chat made, none changed
         say(f"ensemble-tui: {refused}", sys.stderr)
         return 1
+    if args.style is not None and not run_mode.is_multi:  # it runs all the same, as the app's would
+        say(f"note: --style {args.style} is how several models deliberate; {run_mode.label} answers alone", sys.stderr)
     workspace.upload_to = frozenset(called_by(workspace, run_mode))
     try:
         if args.fork is not None:
