@@ -276,3 +276,26 @@ async def test_the_picker_names_the_home_folder_and_says_when_a_folder_has_no_pd
         line = picker.query_one("#pdf-picker-empty")
         await wait_until(pilot, lambda: line.display)
         assert str(line.content) == NO_PDFS and "~/." not in str(picker.query_one(FolderLine).content)
+
+
+async def test_the_picker_opens_on_the_working_folder_over_the_demos_paper_else_on_the_pdfs(
+    workspace, chatty, make_app, papers, sample_pdf, tmp_path
+):
+    """The demo's paper lives inside the installed package: a user choosing their own paper
+    starts where they ran the app, not in the package's folder. A PDF of their own opens its folder."""
+    shipped = tmp_path / "package" / "sample.pdf"
+    shipped.parent.mkdir()
+    shutil.copyfile(sample_pdf, shipped)
+    workspace.starting_pdf = shipped
+    workspace.select_pdf(shipped)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        picker = await open_picker(pilot)
+        assert picker.listing.location == papers
+        await pilot.press("enter")  # attention.pdf, the working folder's first PDF
+        await wait_until(pilot, lambda: not isinstance(app.screen, PdfPicker))
+        own = papers / "drafts" / "own.pdf"
+        shutil.copyfile(sample_pdf, own)
+        app.main.pdf_actions.select(own)
+        picker = await open_picker(pilot)
+        assert picker.listing.location == papers / "drafts"

@@ -22,7 +22,7 @@ class PdfActions:
 
     def choose(self) -> None:
         """The dialog opens over the pane in use, which is shown again once it closes."""
-        start = start_folder(self.path, Path.cwd())
+        start = start_folder(self.path, Path.cwd(), self.ctx.workspace.starting_pdf)
         self.ctx.app.push_screen(pdf_dialog(start), self._chosen)
 
     def _chosen(self, path: Path | None) -> None:

@@ -13,12 +13,16 @@ if TYPE_CHECKING:
     from ensemble_tui.ui.screens.pdf_file_open import PdfPicker
 
 
-def start_folder(current_pdf: str | None, fallback: Path) -> Path:
-    """The current PDF's folder if it still exists, else `fallback` (the working folder)."""
+def start_folder(current_pdf: str | None, fallback: Path, starting_pdf: Path | None = None) -> Path:
+    """The current PDF's folder if it still exists, else `fallback` (the working folder). The
+    paper every new chat starts with (`starting_pdf`: the demo's, shipped inside the installed
+    package) is not where the user keeps papers: with it, the picker opens on `fallback`."""
     if current_pdf:
-        folder = Path(current_pdf).expanduser().parent
-        if folder.is_dir():
-            return folder
+        current = Path(current_pdf).expanduser()
+        if starting_pdf is not None and current.resolve() == starting_pdf.resolve():
+            return fallback
+        if current.parent.is_dir():
+            return current.parent
     return fallback
 
 
