@@ -42,6 +42,7 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
     each get one line on stderr (before the app takes the terminal)."""
     import sys
 
+    from ensemble_tui.core.errors import EnsembleError
     from ensemble_tui.core.store.home import make_private, resolve_home
     from ensemble_tui.core.workspace import Workspace
 
@@ -50,6 +51,8 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
 
     root = resolve_home(str(home) if home else None, notice=say) if home or not demo else demo_home()
     if for_reading:
+        if home and not Path(root).is_dir():  # a mistyped --home, not a home without chats yet
+            raise EnsembleError(f"there is no home folder at {home}: check the path given to --home")
         workspace = Workspace.for_reading(root)
     else:
         # An empty folder is a new home (made by the user, or by resolve_home, for it): making it

@@ -74,6 +74,16 @@ def test_a_stray_quote_or_operator_finds_nothing_and_says_so(home: Path) -> None
         result = run_command(home, "search", query)
         assert result.returncode == 0, result.stderr
         assert result.stdout == "" and "Nothing found" in result.stderr
+    assert run_command(home, "search", "(").stderr.strip() == "Nothing found for “(”: it has no word to look for."
+    only_excluded = run_any(None, "search", "--home", str(home), "--", "-words")  # --home before the query's --
+    assert only_excluded.stderr.strip() == (
+        "Nothing found for “-words”: it has no word to look for (-excluded words alone find nothing)."
+    )
+    assert run_command(home, "search", "NOT").stderr.strip() == "Nothing found for “NOT”."  # a word: just not found
+    refused = run_command(home, "search", "--limit", "0", "words")
+    assert refused.returncode == 2 and refused.stderr.strip() == (
+        "ensemble-tui: --limit takes a number of hits, 1 or more (not 0)"
+    )
 
 
 def test_an_older_home_is_indexed_first_with_its_progress(home: Path) -> None:

@@ -17,9 +17,18 @@ if TYPE_CHECKING:
     from ensemble_tui.core.store.search_index import Hit
     from ensemble_tui.core.workspace import Workspace
 
-# Reads the home; the one write is the index of a home made before it (in its database).
-NEEDS = Needs(home="read")
 SNIPPET_CHARS = 100
+
+
+def search_check(args: argparse.Namespace) -> str | None:
+    """A limit of no hits is refused (exit 2): its "Nothing found" read as if the chats held nothing."""
+    if args.limit < 1:
+        return f"--limit takes a number of hits, 1 or more (not {args.limit})"
+    return None
+
+
+# Reads the home; the one write is the index of a home made before it (in its database).
+NEEDS = Needs(home="read", check=search_check)
 
 
 def add_parser(commands: Any) -> None:
@@ -81,12 +90,22 @@ def run_search(
         print(json.dumps([hit.to_json() for hit in hits], ensure_ascii=False, indent=2), file=out)
         return 0
     if not hits:
-        print(f"Nothing found for \u201c{query.strip()}\u201d.", file=err)
+        print(f"Nothing found for \u201c{query.strip()}\u201d{why_nothing(query)}.", file=err)
         return 0
     width = max(len(hit.session) for hit in hits)
     for hit in hits:
         print(f"{hit.session:<{width}}  {hit.at[:16].replace('T', ' '):<16}  {hit.kind:<8}  {line_of(hit)}", file=out)
     return 0
+
+
+def why_nothing(query: str) -> str:
+    """Said after "Nothing found" when the query itself holds no word to look for."""
+    from ensemble_tui.core.store.search_text import parse_query
+
+    if parse_query(query).fts is not None:
+        return ""
+    excluded = any(word.startswith("-") for word in query.split())
+    return ": it has no word to look for" + (" (-excluded words alone find nothing)" if excluded else "")
 
 
 def line_of(hit: Hit) -> str:
