@@ -93,3 +93,16 @@ def test_only_the_app_starts_without_automatic_garbage_collection():
     assert gc.isenabled()
     with bootstrap.collector_hold(ask.NEEDS.owns_process):
         assert gc.isenabled()
+
+
+def test_a_pdf_path_that_is_not_there_is_refused_before_the_app_starts(workspace, monkeypatch, capsys, tmp_path):
+    """As `ask` refuses it: one line, exit 2, the terminal never taken. The app used to start
+    and say the PDF "no longer exists", as if a file it once had had gone."""
+    started: list[EnsembleApp] = []
+    monkeypatch.setattr(EnsembleApp, "run", lambda self: started.append(self))
+    missing = tmp_path / "nothere.pdf"
+    assert main(["--home", str(workspace.paths.root), "--pdf", str(missing)]) == 2
+    assert started == []
+    assert capsys.readouterr().err.strip() == (
+        f"ensemble-tui: the PDF {missing} does not exist - check the path given to --pdf"
+    )

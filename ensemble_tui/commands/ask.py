@@ -7,10 +7,9 @@ none of the engine (bench row 5.b)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from ensemble_tui.commands.context import CommandContext, Needs, add_common
+from ensemble_tui.commands.context import CommandContext, Needs, add_common, missing_pdf
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all", "auto")
 STYLES = ("aggregate", "council", "vote", "debate")
@@ -81,9 +80,8 @@ def ask_check(args: argparse.Namespace) -> str | None:
     """Arguments `ask` cannot take: the line that says so (exit 2, nothing run). `--restyle`
     with a question, a mode or a style; a `--pdf` path that does not exist (never selected,
     so not "no longer exists")."""
-    pdf = getattr(args, "pdf", None)
-    if pdf and not Path(pdf).expanduser().exists():
-        return f"the PDF {pdf} does not exist - check the path given to --pdf"
+    if (missing := missing_pdf(args)) is not None:
+        return missing
     if args.fork is not None:
         return fork_conflict(args)
     if args.restyle is None:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ensemble_tui import bootstrap
@@ -83,6 +84,15 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--pdf", metavar="PATH", default=argparse.SUPPRESS, help="select this PDF for the session")
     add_demo(parser, "run against the built-in simulator: no API keys, no network")
+
+
+def missing_pdf(args: argparse.Namespace) -> str | None:
+    """A `--pdf` path that does not exist: the line that says so (exit 2, before the app takes the
+    terminal). Never selected, so not "no longer exists", as a chat's vanished PDF is."""
+    pdf = getattr(args, "pdf", None)
+    if pdf and not Path(pdf).expanduser().exists():
+        return f"the PDF {pdf} does not exist - check the path given to --pdf"
+    return None
 
 
 def add_demo(parser: argparse.ArgumentParser, help: str) -> None:
