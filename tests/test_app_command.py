@@ -95,7 +95,9 @@ def test_only_the_app_starts_without_automatic_garbage_collection():
         assert gc.isenabled()
 
 
-def test_a_pdf_path_that_is_not_there_is_refused_before_the_app_starts(workspace, monkeypatch, capsys, tmp_path):
+def test_a_pdf_path_that_is_not_there_or_not_a_pdf_is_refused_before_the_app_starts(
+    workspace, monkeypatch, capsys, tmp_path
+):
     """As `ask` refuses it: one line, exit 2, the terminal never taken. The app used to start
     and say the PDF "no longer exists", as if a file it once had had gone."""
     started: list[EnsembleApp] = []
@@ -105,4 +107,11 @@ def test_a_pdf_path_that_is_not_there_is_refused_before_the_app_starts(workspace
     assert started == []
     assert capsys.readouterr().err.strip() == (
         f"ensemble-tui: the PDF {missing} does not exist - check the path given to --pdf"
+    )
+    notes = tmp_path / "notes.pdf"
+    notes.write_text("not a pdf at all")
+    assert main(["--home", str(workspace.paths.root), "--pdf", str(notes)]) == 2
+    assert started == []
+    assert capsys.readouterr().err.strip() == (
+        "ensemble-tui: notes.pdf is not a PDF (it does not start with %PDF-) - select a PDF file"
     )

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 
 from ensemble_tui import bootstrap
-from ensemble_tui.commands.context import CommandContext, Needs, add_common, missing_pdf
+from ensemble_tui.commands.context import CommandContext, Needs, add_common, bad_pdf
 
 # The app shows the home's warnings itself; its PDF's uploads (their imports slowed the first
 # frame) and its simulator's server wait for its first frame.
-NEEDS = Needs(simulator="standby", warnings=False, upload_now=False, owns_process=True, check=missing_pdf)
+NEEDS = Needs(simulator="standby", warnings=False, upload_now=False, owns_process=True, check=bad_pdf)
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:

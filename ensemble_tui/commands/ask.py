@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ensemble_tui.commands.context import CommandContext, Needs, add_common, missing_pdf
+from ensemble_tui.commands.context import CommandContext, Needs, add_common, bad_pdf
 
 MODES = ("chatgpt", "claude", "gemini", "chatgpt-gemini", "all", "auto")
 STYLES = ("aggregate", "council", "vote", "debate")
@@ -78,10 +78,9 @@ def add_parser(commands: Any) -> None:
 
 def ask_check(args: argparse.Namespace) -> str | None:
     """Arguments `ask` cannot take: the line that says so (exit 2, nothing run). `--restyle`
-    with a question, a mode or a style; a `--pdf` path that does not exist (never selected,
-    so not "no longer exists")."""
-    if (missing := missing_pdf(args)) is not None:
-        return missing
+    with a question, a mode or a style; a `--pdf` that is not there or not a PDF (context.bad_pdf)."""
+    if (refused := bad_pdf(args)) is not None:
+        return refused
     if args.fork is not None:
         return fork_conflict(args)
     if args.restyle is None:

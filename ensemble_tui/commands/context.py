@@ -86,12 +86,22 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     add_demo(parser, "run against the built-in simulator: no API keys, no network")
 
 
-def missing_pdf(args: argparse.Namespace) -> str | None:
-    """A `--pdf` path that does not exist: the line that says so (exit 2, before the app takes the
-    terminal). Never selected, so not "no longer exists", as a chat's vanished PDF is."""
+def bad_pdf(args: argparse.Namespace) -> str | None:
+    """A `--pdf` that is not there, or is not a PDF: the line that says so (exit 2, before the app
+    takes the terminal). A path never selected is not one that "no longer exists", as a chat's
+    vanished PDF is."""
+    from ensemble_tui.core.errors import PdfError
+    from ensemble_tui.core.paper.pdf import check_pdf
+
     pdf = getattr(args, "pdf", None)
-    if pdf and not Path(pdf).expanduser().exists():
+    if not pdf:
+        return None
+    if not Path(pdf).expanduser().exists():
         return f"the PDF {pdf} does not exist - check the path given to --pdf"
+    try:
+        check_pdf(pdf)
+    except PdfError as exc:
+        return str(exc)
     return None
 
 
