@@ -57,7 +57,10 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
     else:
         # An empty folder is a new home (made by the user, or by resolve_home, for it): making it
         # private is part of creating it, not news; a warning-like line there misled (issue 35).
-        new = not Path(root).is_dir() or not any(Path(root).iterdir())
+        # So is the user data folder that holds only the demo's home: made as its parent, by the
+        # first `--demo`, with the default mode.
+        demo_folder = demo_home()
+        new = not Path(root).is_dir() or all(entry == demo_folder for entry in Path(root).iterdir())
         tightened = make_private(root)
         if tightened and not new:
             say(f"made the home folder {root} private to you (0700 folders, 0600 files): {', '.join(tightened)}")

@@ -25,3 +25,22 @@ def test_an_existing_home_that_others_could_read_says_it_was_tightened(tmp_path,
     home.chmod(0o755)
     open_workspace(home)
     assert "private to you" in capsys.readouterr().err
+
+
+def test_the_user_data_folder_made_as_the_demos_parent_becomes_a_home_without_a_word(tmp_path, capsys, monkeypatch):
+    """A first `--demo` makes the user data folder as the parent of its own home, with the
+    default mode; the first command without `--demo` then makes that folder the real home."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("ENSEMBLE_TUI_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    demo = open_workspace(None, demo=True)
+    real_home = demo.paths.root.parent
+    assert demo.paths.root.name == "demo" and real_home.stat().st_mode & 0o077  # the default mode
+    demo.close()
+    capsys.readouterr()
+    workspace = open_workspace(None)
+    assert workspace.paths.root == real_home
+    assert capsys.readouterr().err == ""
+    assert real_home.stat().st_mode & 0o077 == 0
+    workspace.close()
