@@ -112,6 +112,19 @@ async def test_exports_from_the_report_and_the_palette(workspace, chatty, make_a
         assert "Export this run as JSON" in titles and "Send with All" not in titles
 
 
+async def test_at_80_columns_the_status_line_shows_the_exported_files_name(workspace, chatty, make_app):
+    """The status line is cut at the terminal's width; "Exported to ~/…/Exports/" lost the name."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(pilot, "Export me", key="f2")
+        app.main.archive_flow.export_chat("md")
+        await pilot.pause()
+        name = f"{workspace.session.id.replace('_', '-')}-chat.md"
+        assert (workspace.paths.exports / name).exists()
+        assert app.main.chat.status.text == f"Exported {name} to {workspace.paths.exports}"
+        assert f"Exported {name} to " in app.main.chat.status.render_line(0).text  # as drawn
+
+
 async def test_history_lists_past_chats_and_reopens_one(workspace, chatty, make_app, sample_pdf):
     app = make_app(pdf=sample_pdf)
     async with app.run_test(size=SIZE) as pilot:

@@ -169,7 +169,9 @@ class ArchiveFlow:
         except OSError as exc:
             self._archive_failed("Cannot write the export", exc)
             return None
-        self.ctx.say(f"Exported to {display_path(path)}")
+        # The file's name first: the status line is cut at the terminal's width, and at 80
+        # columns "Exported to ~/.local/share/…" lost the name.
+        self.ctx.say(f"Exported {path.name} to {display_path(path.parent)}")
         return path
 
     # ----- history -----------------------------------------------------------------------------
