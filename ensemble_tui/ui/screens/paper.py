@@ -120,6 +120,7 @@ class PaperScreen(Screen[None]):
 
     def loaded(self, paper: PaperText, passage: Passage | None) -> None:
         self.paper = paper
+        self.refresh_bindings()  # the page keys act now (check_action): the footer shows them at once
         if paper.notice:
             self.unavailable(paper.notice)
             return
