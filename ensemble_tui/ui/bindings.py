@@ -70,12 +70,19 @@ KEY_NAMES = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "delete": "D
 
 
 def key_name(keys: str) -> str:
-    """How a key is written for people: "shift+f1,f13" -> "Shift+F1", "ctrl+pagedown" -> "Ctrl+PgDn"."""
+    """How a key is written for people: "shift+f1,f13" -> "Shift+F1", "ctrl+pagedown" -> "Ctrl+PgDn".
+    A letter alone keeps its case, as the footer shows it: "n" and "N" (Shift+N) are two keys,
+    and both read "N" in the help screen; after a modifier it is a capital ("Ctrl+N")."""
     parts = keys.split(",")[0].split("+")
-    return "+".join(
-        KEY_NAMES.get(part) or (part.upper() if part[:1] == "f" and part[1:].isdigit() else part.title())
-        for part in parts
-    )
+
+    def name(part: str) -> str:
+        if part in KEY_NAMES:
+            return KEY_NAMES[part]
+        if len(part) == 1:
+            return part if len(parts) == 1 else part.upper()
+        return part.upper() if part[:1] == "f" and part[1:].isdigit() else part.title()
+
+    return "+".join(name(part) for part in parts)
 
 
 AUTO_WHAT = "the cheapest strong model answers twice; All runs on top only if the two disagree"
