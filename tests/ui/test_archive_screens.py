@@ -292,3 +292,45 @@ async def test_at_80x24_the_report_pages_without_tab_and_keeps_ids_and_costs_who
         records = workspace.archive.turns(workspace.session.id)[-1].record.calls
         for call in records:
             assert any(call.model in line and f"${call.cost_usd:.4f} est." in line for line in lines), call.model
+
+
+def screen_footer(app) -> str:
+    """The footer of the screen on top, as drawn (tests/ui/test_layout.py footer_line, for any screen)."""
+    import html
+    import re
+
+    from textual.widgets import Footer
+
+    rows: dict[int, str] = {}
+    for line, text in re.findall(
+        r'<text[^>]*clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>(.*?)</text>', app.export_screenshot()
+    ):
+        rows[int(line)] = rows.get(int(line), "") + html.unescape(text)
+    return rows.get(app.screen.query_one(Footer).region.y, "").replace("\u00a0", " ")
+
+
+async def test_the_reports_passage_key_follows_the_run_shown(workspace, chatty, make_app, sample_pdf):
+    """`o` opens the run's first checked quote: the footer offers it on a run with one, and not
+    on a run without (it kept the first run's state when another was picked)."""
+    from tests.ui.test_paper_view import REPLY
+
+    workspace.select_pdf(sample_pdf)
+    chatty["ChatGPT"].scripts["proposer"] = [REPLY, "No quotation in this one."]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "What does the paper report?", key="f12")
+        await ask(pilot, "And without quoting?", key="f12")
+        await pilot.press("ctrl+r")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ReportScreen) and "run 2 of 2" in report_text(app.screen)
+        )
+        await pilot.pause()
+        assert "Passage" not in screen_footer(app)
+        await pilot.press("left")
+        await wait_until(pilot, lambda: "run 1 of 2" in report_text(app.screen))
+        await pilot.pause()
+        assert "o Passage" in screen_footer(app)
+        await pilot.press("right")
+        await wait_until(pilot, lambda: "run 2 of 2" in report_text(app.screen))
+        await pilot.pause()
+        assert "Passage" not in screen_footer(app)

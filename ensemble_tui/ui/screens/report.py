@@ -154,6 +154,7 @@ class ReportScreen(Screen[None]):
         await body.remove_children()
         await body.mount_all(sections)
         body.scroll_home(animate=False)
+        self.refresh_bindings()  # `o` (the passage) where this run has checked quotes (check_action)
 
     @on(OptionList.OptionHighlighted, "#report-runs")
     async def _run_highlighted(self, event: OptionList.OptionHighlighted) -> None:
