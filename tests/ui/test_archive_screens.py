@@ -15,6 +15,7 @@ from ensemble_tui.ui.screens.history import HistoryScreen
 from ensemble_tui.ui.screens.report import ReportScreen
 from tests.support import Hang
 from tests.ui.conftest import SIZE, key_in_play, rendered_text, settle, show_pane, type_text, wait_until
+from tests.ui.test_layout import footer_line
 from tests.ui.test_styles import well_formed_reviews
 
 
@@ -294,21 +295,6 @@ async def test_at_80x24_the_report_pages_without_tab_and_keeps_ids_and_costs_who
             assert any(call.model in line and f"${call.cost_usd:.4f} est." in line for line in lines), call.model
 
 
-def screen_footer(app) -> str:
-    """The footer of the screen on top, as drawn (tests/ui/test_layout.py footer_line, for any screen)."""
-    import html
-    import re
-
-    from textual.widgets import Footer
-
-    rows: dict[int, str] = {}
-    for line, text in re.findall(
-        r'<text[^>]*clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>(.*?)</text>', app.export_screenshot()
-    ):
-        rows[int(line)] = rows.get(int(line), "") + html.unescape(text)
-    return rows.get(app.screen.query_one(Footer).region.y, "").replace("\u00a0", " ")
-
-
 async def test_the_reports_passage_key_follows_the_run_shown(workspace, chatty, make_app, sample_pdf):
     """`o` opens the run's first checked quote: the footer offers it on a run with one, and not
     on a run without (it kept the first run's state when another was picked)."""
@@ -325,12 +311,12 @@ async def test_the_reports_passage_key_follows_the_run_shown(workspace, chatty, 
             pilot, lambda: isinstance(app.screen, ReportScreen) and "run 2 of 2" in report_text(app.screen)
         )
         await pilot.pause()
-        assert "Passage" not in screen_footer(app)
+        assert "Passage" not in footer_line(app)
         await pilot.press("left")
         await wait_until(pilot, lambda: "run 1 of 2" in report_text(app.screen))
         await pilot.pause()
-        assert "o Passage" in screen_footer(app)
+        assert "o Passage" in footer_line(app)
         await pilot.press("right")
         await wait_until(pilot, lambda: "run 2 of 2" in report_text(app.screen))
         await pilot.pause()
-        assert "Passage" not in screen_footer(app)
+        assert "Passage" not in footer_line(app)

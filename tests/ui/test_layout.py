@@ -140,13 +140,13 @@ async def test_the_status_line_at_80_columns_during_a_run(workspace, chatty, mak
 
 
 def footer_line(app) -> str:
-    """The footer's row as drawn (from the screenshot: each text run names its line)."""
+    """The footer's row of the screen on top, as drawn (from the screenshot: each text run names its line)."""
     rows: dict[int, str] = {}
     for line, text in re.findall(
         r'<text[^>]*clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>(.*?)</text>', app.export_screenshot()
     ):
         rows[int(line)] = rows.get(int(line), "") + html.unescape(text)
-    return rows.get(app.query_one(Footer).region.y, "").replace("\u00a0", " ")
+    return rows.get(app.screen.query_one(Footer).region.y, "").replace("\u00a0", " ")
 
 
 # ----- the first screen at each size ----------------------------------------------------------
