@@ -119,6 +119,7 @@ def test_a_planted_folder_gets_no_key_until_trusted(tmp_path: Path, attacker: At
     assert attacker.requests == [], secrets_seen(attacker)
     assert result.returncode == 0, result.stderr
     assert "ensemble-tui trust ." in result.stderr
+    assert "using ~/.local/share/ensemble-tui." in result.stderr  # the folder used instead, as paths are shown
     assert [line for line in result.stderr.splitlines() if "trust" in line][0].count("\n") == 0
     assert not (planted / "History.sqlite3").exists()  # the user's own home took the turn
     assert (own_home / "History.sqlite3").exists()

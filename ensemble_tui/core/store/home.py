@@ -133,7 +133,8 @@ def resolve_home(
         if notice is not None:
             why = "has changed since it was trusted" if was_trusted(here) else "is not trusted"
             command = "ensemble-tui trust ." if cwd is None else f"ensemble-tui trust {here}"
-            notice(f"This folder holds Prompts/ and Configurations/ but {why}; using {fallback}. To use it: {command}")
+            used = display_path(fallback)
+            notice(f"This folder holds Prompts/ and Configurations/ but {why}; using {used}. To use it: {command}")
     return fallback
 
 
