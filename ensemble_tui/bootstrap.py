@@ -39,14 +39,18 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
     changed); raises EnsembleError if it is unusable.
 
     An untrusted folder that looks like a home, and an existing home that others could read,
-    each get one line on stderr (before the app takes the terminal)."""
+    each get one line on stderr, and are kept as the workspace's `home_notices`: the app shows
+    them in the chat too, as its screen hides what was printed before it."""
     import sys
 
     from ensemble_tui.core.errors import EnsembleError
     from ensemble_tui.core.store.home import make_private, resolve_home
     from ensemble_tui.core.workspace import Workspace
 
+    notices: list[str] = []
+
     def say(line: str) -> None:
+        notices.append(line)
         print(f"ensemble-tui: {line}", file=sys.stderr)
 
     root = resolve_home(str(home) if home else None, notice=say) if home or not demo else demo_home()
@@ -66,6 +70,7 @@ def open_workspace(home: str | Path | None, demo: bool = False, *, for_reading: 
             say(f"made the home folder {root} private to you (0700 folders, 0600 files): {', '.join(tightened)}")
         workspace = Workspace.open(root)
     workspace.demo = demo
+    workspace.home_notices = notices
     return workspace
 
 

@@ -41,6 +41,7 @@ class Workspace:
     providers: dict[str, Provider] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)  # provider -> why (e.g. missing key)
     warnings: list[str] = field(default_factory=list)  # one line each, shown at start
+    home_notices: list[str] = field(default_factory=list)  # how the home was chosen or tightened (bootstrap)
     config_problems: dict[str, str] = field(default_factory=dict)  # provider -> why its file is unusable
     # A demo (`--demo`): the providers are the simulator, so every cost is what real providers
     # would charge, shown as simulated (core/money.py); the budget guard counts it all the same.

@@ -240,7 +240,7 @@ class MainScreen(SteadyResize, Screen[None]):
 
     def _start_up_notices(self) -> None:
         """The workspace's warnings and why a provider is unavailable, once, as lines in the chat."""
-        lines = [*self.workspace.warnings, *filter(None, [self._keymap_warning])]
+        lines = [*self.workspace.home_notices, *self.workspace.warnings, *filter(None, [self._keymap_warning])]
         keyless = missing_keys(self.workspace)
         if keyless:
             places = key_places(self.workspace.paths.root, Path.cwd())

@@ -70,3 +70,25 @@ async def test_the_status_line_says_while_a_call_waits_to_be_retried(workspace, 
         assert app.main.chat.status.retry.endswith(" s (server error)")
         release.set()
         await wait_until(pilot, lambda: app.main.turns.turn is None and len(app.main.chat.log_view.items) == 2)
+
+
+async def test_an_untrusted_folder_line_is_in_the_chat_as_well_as_on_stderr(tmp_path, monkeypatch, capsys):
+    """Started in a cloned repository (it holds Prompts/ and Configurations/), the app uses the
+    user's own home and says why; the line printed before the app took the terminal was hidden
+    by its screen, so the chat shows it too."""
+    from ensemble_tui.bootstrap import build_app, open_workspace
+    from ensemble_tui.ui.notify import RecordingNotifier
+
+    clone = tmp_path / "clone"
+    (clone / "Prompts").mkdir(parents=True)
+    (clone / "Configurations").mkdir()
+    monkeypatch.chdir(clone)
+    monkeypatch.delenv("ENSEMBLE_TUI_HOME", raising=False)
+    workspace = open_workspace(None)
+    attach_providers(workspace, {})
+    said = capsys.readouterr().err
+    assert "but is not trusted" in said and "ensemble-tui trust ." in said
+    app = build_app(workspace, notifier=RecordingNotifier())
+    async with app.run_test(size=SIZE):
+        (line,) = [text for text in notices(app) if "is not trusted" in text]
+        assert line.removeprefix("⚠ ") in said
