@@ -35,7 +35,7 @@ Keys were chosen for what terminals actually deliver, tmux included (checked wit
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from textual.binding import Binding
@@ -389,6 +389,16 @@ ACTION_BY_ID: dict[str, AppAction] = {action.id: action for action in ACTIONS}
 def current_key(action: AppAction, keymap: Mapping[str, str]) -> str | None:
     """The action's keys (Textual's names, comma-separated) after Keymap.json's remapping."""
     return keymap.get(action.id) or action.key
+
+
+def key_span(keys: Sequence[str], last: str = "and") -> str:
+    """Keys named together: "F6-F9" for a run of F keys in order, else "F6, F7, Ctrl+Y and F9"
+    (keys Keymap.json took away, "", left out)."""
+    named = [key for key in keys if key]
+    numbers = [int(key[1:]) for key in named if key[:1] == "F" and key[1:].isdigit()]
+    if len(named) > 2 and len(numbers) == len(named) and numbers == list(range(numbers[0], numbers[0] + len(named))):
+        return f"{named[0]}-{named[-1]}"
+    return f"{', '.join(named[:-1])} {last} {named[-1]}" if len(named) > 1 else "".join(named)
 
 
 def shown_key(action_id: str, keymap: Mapping[str, str]) -> str:

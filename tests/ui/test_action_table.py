@@ -7,17 +7,18 @@ import html
 import json
 import operator
 
+from textual.widgets import Label, Static
+
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.ui.bindings import ACTIONS
 from ensemble_tui.ui.screens.help import COMPARE_GROUP, PAPER_GROUP, HelpScreen
+from ensemble_tui.ui.screens.style_picker import StylePicker
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
 from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
 
 
 def help_rows(app) -> list[str]:
     """The help screen's rows (and group titles), one line each."""
-    from textual.widgets import Static
-
     assert isinstance(app.screen, HelpScreen)
     return [line for w in app.screen.query(Static) for line in rendered_text(w.content, width=200).splitlines()]
 
@@ -30,11 +31,16 @@ def palette_help(app, title: str) -> str:
 async def test_a_remapped_key_shows_in_the_palette_the_help_the_footer_and_the_button(workspace, chatty, make_app):
     # Ctrl+B and Ctrl+S: keys the question box leaves free (it binds Ctrl+Y to redo, and would win)
     (workspace.paths.configurations / "Keymap.json").write_text(
-        json.dumps({"mode.all": "ctrl+b", "history.open": "ctrl+s"})
+        json.dumps({"mode.all": "ctrl+b", "history.open": "ctrl+s", "style.debate": "alt+d"})
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        # the empty chat's welcome names the keys as the keymap does (it named the defaults)
+        welcome = app.main.chat.log_view.empty_hint
+        assert "Ctrl+B All" in welcome and "F5 All" not in welcome
+        assert "F6, F7, F8 and Alt+D choose how several models deliberate" in welcome
+        assert str(app.screen.query_one(".empty-hint", Static).content) == welcome  # as shown
         assert "(Ctrl+B)" in palette_help(app, "Send with All") and "F5" not in palette_help(app, "Send with All")
         assert "(Ctrl+S)" in palette_help(app, "Show history") and "Ctrl+G" not in palette_help(app, "Show history")
         # The footer's keys: mode keys are not drawn there (the buttons above it show the modes,
@@ -56,6 +62,12 @@ async def test_a_remapped_key_shows_in_the_palette_the_help_the_footer_and_the_b
         assert "Ctrl+S" in history
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+        await pilot.click("#style-button")  # the style picker names them so too
+        await wait_until(pilot, lambda: isinstance(app.screen, StylePicker))
+        assert "Enter or F6, F7, F8 or Alt+D picks" in str(app.screen.query_one(".dialog-title", Label).content)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, StylePicker))
 
         await type_text(pilot, "Sent with the new key")
         await pilot.press("ctrl+b")

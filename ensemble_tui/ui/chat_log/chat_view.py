@@ -262,7 +262,7 @@ class MessageLog(VerticalScroll):
         self._messages: list[Any] = []
         self._entries: list[LogEntry] = []
         self._first_shown = 0
-        self._empty_hint = empty_hint
+        self.empty_hint = empty_hint  # shown while there is no message (the app sets it as the keymap names keys)
         self._can_mount = False  # set on mount: before that, show() and sync() only keep the items
         self._pending: list[Any] | None = None  # items given before mount
         self._body = Vertical(classes="message-log-body")
@@ -309,8 +309,8 @@ class MessageLog(VerticalScroll):
         widgets: list[Static | Button] = []
         if self._first_shown:
             widgets.append(self._earlier_button())
-        elif not self._entries and self._empty_hint:
-            widgets.append(Static(plain(self._empty_hint), classes="empty-hint"))
+        elif not self._entries and self.empty_hint:
+            widgets.append(Static(plain(self.empty_hint), classes="empty-hint"))
         self._body.mount_all([*widgets, *self._entries])
         self._scroll_to_newest()
         if self._entries and getattr(self._entries[-1].item, "role", "") == "assistant":

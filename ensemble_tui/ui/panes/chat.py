@@ -11,21 +11,27 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ensemble_tui.core.chat.modes import Style
+from ensemble_tui.core.chat.modes import Mode, Style
 from ensemble_tui.core.paper.pdf import PdfInfo
-from ensemble_tui.ui.bindings import shown_key
+from ensemble_tui.ui.bindings import HELP_ID, key_span, shown_key
 from ensemble_tui.ui.chat_log.chat_view import MessageLog
 from ensemble_tui.ui.chat_log.rendering import plain
 from ensemble_tui.ui.widgets.action_bar import ActionBar
 from ensemble_tui.ui.widgets.chat_input import ChatInput
 from ensemble_tui.ui.widgets.status_bar import StatusBar
 
-EMPTY_HINT = (
-    "No messages yet. Type a question below and press Enter, or choose who answers with F12 ChatGPT, "
-    "F2 Claude, F3 Gemini, F4 ChatGPT & Gemini, F5 All or F11 Auto; F6-F9 choose how several models deliberate "
-    "(aggregator, council, critique & vote, debate). The paper is chosen in Attachments (Ctrl+O). "
-    "F1 lists every key."
-)
+
+def empty_hint(keymap: Mapping[str, str]) -> str:
+    """The empty chat's welcome, naming each key as Keymap.json maps it (it named the default
+    keys whatever the keymap said)."""
+    modes = [f"{key} {mode.label}" for mode in Mode if (key := shown_key(f"mode.{mode.value}", keymap))]
+    styles = key_span([shown_key(f"style.{style.value}", keymap) for style in Style])
+    return (
+        f"No messages yet. Type a question below and press Enter, or choose who answers with "
+        f"{key_span(modes, 'or')}; {styles} choose how several models deliberate (aggregator, council, "
+        f"critique & vote, debate). The paper is chosen in Attachments ({shown_key('pdf.select', keymap)}). "
+        f"{shown_key(HELP_ID, keymap)} lists every key."
+    )
 
 
 def paper_line(info: PdfInfo) -> Text:
@@ -56,7 +62,7 @@ class ChatPane(Vertical):
         # Kept, not queried: the app reads the box as it quits too, when the DOM is going away.
         self._paper = Static("", id="chat-paper")  # which paper the chat reads (issue 35 polish)
         self._paper.display = False
-        self._log = MessageLog(empty_hint=EMPTY_HINT, id="chat-log")
+        self._log = MessageLog(empty_hint=empty_hint({}), id="chat-log")
         self._status = StatusBar(id="status-bar")
         self._input = ChatInput(id="chat-input")
         self._actions = ActionBar(style, id="action-bar")
@@ -99,6 +105,7 @@ class ChatPane(Vertical):
         key under each reply's summary line."""
         self._actions.show_keys(keymap)
         self._log.map_key = shown_key("claims.open", keymap)
+        self._log.empty_hint = empty_hint(keymap)
 
     def on_key(self, event: events.Key) -> None:
         """Text typed while the chat has the focus goes into the question box, not nowhere."""

@@ -7,6 +7,8 @@ mounted with the app: the Select cost 15-20 ms of a start-up measured against a 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,7 +18,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from ensemble_tui.core.chat.modes import Style
-from ensemble_tui.ui.bindings import STYLE_KEYS, key_name
+from ensemble_tui.ui.bindings import STYLE_KEYS, key_span, shown_key
 
 STYLE_SUMMARIES: dict[Style, str] = {
     Style.AGGREGATE: "an aggregator writes the reply or asks for another round",
@@ -26,15 +28,20 @@ STYLE_SUMMARIES: dict[Style, str] = {
 }
 
 
-def style_line(style: Style) -> Table:
+def style_line(style: Style, key: str) -> Table:
     """A style's line, "F6  Aggregator - an aggregator writes...", wrapped under the name. The
     key chooses the style from anywhere on the main screen, so the list teaches it (it was shown
     only in the empty chat's welcome text)."""
     line = Table.grid(padding=(0, 2))
     line.add_column(no_wrap=True)
     line.add_column()
-    line.add_row(key_name(STYLE_KEYS[style]), f"{style.label} - {STYLE_SUMMARIES[style]}")
+    line.add_row(key, f"{style.label} - {STYLE_SUMMARIES[style]}")
     return line
+
+
+def style_keys(keymap: Mapping[str, str]) -> dict[Style, str]:
+    """Each style's key as Keymap.json maps it (the picker named the default keys)."""
+    return {style: shown_key(f"style.{style.value}", keymap) for style in Style}
 
 
 class StylePicker(ModalScreen[Style | None]):
@@ -50,17 +57,21 @@ class StylePicker(ModalScreen[Style | None]):
         ),
     ]
 
-    def __init__(self, current: Style) -> None:
+    def __init__(self, current: Style, keys: Mapping[Style, str] | None = None) -> None:
+        """`keys`: each style's key as shown (style_keys), the defaults when not given."""
         super().__init__(classes="dialog-screen")
         self.current = current
+        self.keys = dict(keys) if keys is not None else style_keys({})
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            keys = f"{key_name(STYLE_KEYS[Style.AGGREGATE])}-{key_name(STYLE_KEYS[Style.DEBATE])}"
+            keys = key_span([self.keys[style] for style in Style], "or")
             yield Label(
                 f"How All and ChatGPT & Gemini deliberate (Enter or {keys} picks, Esc closes)", classes="dialog-title"
             )
-            yield OptionList(*(Option(style_line(style), id=style.value) for style in Style), id="styles")
+            yield OptionList(
+                *(Option(style_line(style, self.keys[style]), id=style.value) for style in Style), id="styles"
+            )
 
     def on_mount(self) -> None:
         self.query_one(OptionList).highlighted = list(Style).index(self.current)

@@ -17,7 +17,7 @@ from textual.widgets import Button
 
 from ensemble_tui.core.chat.modes import Mode, RunMode, Style
 from ensemble_tui.ui.bindings import AUTO_WHAT, MODE_KEYS, STYLE_KEYS, key_name, shown_key
-from ensemble_tui.ui.screens.style_picker import StylePicker
+from ensemble_tui.ui.screens.style_picker import StylePicker, style_keys
 
 
 def style_hint(keymap: Mapping[str, str]) -> str:
@@ -82,6 +82,7 @@ class ActionBar(Horizontal):
     def __init__(self, style: Style = Style.AGGREGATE, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._initial_style = style
+        self.keymap: Mapping[str, str] = {}  # Keymap.json, as show_keys was given it
 
     def compose(self) -> ComposeResult:
         for mode in Mode:
@@ -94,14 +95,15 @@ class ActionBar(Horizontal):
             self.post_message(self.ModeChosen(event.button.mode))
         elif isinstance(event.button, StyleButton):
             event.stop()
-            self.app.push_screen(StylePicker(event.button.chosen), self._style_picked)
+            self.app.push_screen(StylePicker(event.button.chosen, style_keys(self.keymap)), self._style_picked)
 
     def _style_picked(self, style: Style | None) -> None:
         if style is not None:
             self.post_message(self.StyleChosen(style))
 
     def show_keys(self, keymap: Mapping[str, str]) -> None:
-        """Name the keys in the tooltips as Keymap.json maps them."""
+        """Name the keys in the tooltips (and the style picker) as Keymap.json maps them."""
+        self.keymap = keymap
         for button in self.query(ModeButton):
             button.show_key(shown_key(f"mode.{button.mode.value}", keymap))
         self.style_button.tooltip = style_hint(keymap)
