@@ -162,7 +162,7 @@ class MainScreen(SteadyResize, Screen[None]):
         panes = MainPanes(
             chat=ChatPane(self.choices.style, id="chat-pane"),
             tabs=TabbedContent(id="panes", initial="chat"),
-            attachments=AttachmentsPane(id="attachments-pane"),
+            attachments=AttachmentsPane(select_key=shown_key("pdf.select", self.keymap), id="attachments-pane"),
             resubmissions=ResubmissionsPane(id="resubmissions-pane"),
             settings=SettingsPane(workspace.configs, workspace.settings, workspace.unavailable, id="settings-pane"),
             models=models,

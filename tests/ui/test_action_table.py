@@ -12,9 +12,11 @@ from textual.widgets import Label, Static
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.ui.bindings import ACTIONS
 from ensemble_tui.ui.screens.help import COMPARE_GROUP, PAPER_GROUP, HelpScreen
+from ensemble_tui.ui.screens.paper import PaperScreen, open_passage
 from ensemble_tui.ui.screens.style_picker import StylePicker
 from ensemble_tui.ui.widgets.action_bar import ModeButton, button_id
-from tests.ui.conftest import SIZE, rendered_text, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, rendered_text, settle, show_pane, type_text, wait_until
+from tests.ui.test_paper_view import note as paper_note
 
 
 def help_rows(app) -> list[str]:
@@ -31,7 +33,7 @@ def palette_help(app, title: str) -> str:
 async def test_a_remapped_key_shows_in_the_palette_the_help_the_footer_and_the_button(workspace, chatty, make_app):
     # Ctrl+B and Ctrl+S: keys the question box leaves free (it binds Ctrl+Y to redo, and would win)
     (workspace.paths.configurations / "Keymap.json").write_text(
-        json.dumps({"mode.all": "ctrl+b", "history.open": "ctrl+s", "style.debate": "alt+d"})
+        json.dumps({"mode.all": "ctrl+b", "history.open": "ctrl+s", "style.debate": "alt+d", "pdf.select": "alt+o"})
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -41,6 +43,15 @@ async def test_a_remapped_key_shows_in_the_palette_the_help_the_footer_and_the_b
         assert "Ctrl+B All" in welcome and "F5 All" not in welcome
         assert "F6, F7, F8 and Alt+D choose how several models deliberate" in welcome
         assert str(app.screen.query_one(".empty-hint", Static).content) == welcome  # as shown
+        assert "Attachments (Alt+O)" in welcome
+        await show_pane(pilot, "attachments")  # the picker's key in the pane's hint and the paper view
+        assert "(or Alt+O)" in str(app.screen.query_one("#attachments-pane .pane-hint", Static).content)
+        open_passage(app)
+        await wait_until(pilot, lambda: isinstance(app.screen, PaperScreen) and bool(paper_note(app)))
+        assert "(Alt+O picks one)" in paper_note(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PaperScreen))
+        await show_pane(pilot, "chat")
         assert "(Ctrl+B)" in palette_help(app, "Send with All") and "F5" not in palette_help(app, "Send with All")
         assert "(Ctrl+S)" in palette_help(app, "Show history") and "Ctrl+G" not in palette_help(app, "Show history")
         # The footer's keys: mode keys are not drawn there (the buttons above it show the modes,

@@ -20,6 +20,7 @@ from ensemble_tui.core.store.archive import StoredTurn
 from ensemble_tui.core.text.paths import display_path
 from ensemble_tui.ui.actions.context import AppContext
 from ensemble_tui.ui.actions.restyle_actions import Restyling
+from ensemble_tui.ui.bindings import shown_key
 from ensemble_tui.ui.turns.turn_controller import TurnController
 
 if TYPE_CHECKING:  # imported when first used (see above)
@@ -190,6 +191,7 @@ class ArchiveFlow:
             actions=self,
             simulated=self.ctx.workspace.demo,
             library=self.ctx.workspace.archive,
+            new_chat_key=shown_key("chat.new", self.ctx.keymap),
         )
         self.ctx.app.push_screen(screen, self._history_chosen)
 

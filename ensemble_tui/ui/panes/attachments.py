@@ -19,17 +19,16 @@ from ensemble_tui.core.paper.pdf import PdfInfo
 from ensemble_tui.core.text.paths import display_path
 from ensemble_tui.ui.chat_log.rendering import human_size, plain
 
-HINT = (
-    "Every model reads this PDF with each question. Only its path is kept, for this chat; "
-    "a new chat starts without one. Press Select PDF (or Ctrl+O) to browse; a path can be typed there."
-)
 
-
-def hint(starting_pdf: Path | None) -> str:
-    """The pane's help line; a new chat starts with `starting_pdf` where there is one (the demo's paper)."""
-    if starting_pdf is None:
-        return HINT
-    return HINT.replace("a new chat starts without one", f"a new chat starts with {starting_pdf.name}")
+def hint(starting_pdf: Path | None, select_key: str = "Ctrl+O") -> str:
+    """The pane's help line; a new chat starts with `starting_pdf` where there is one (the demo's
+    paper); `select_key`: the key that opens the picker, as Keymap.json maps it."""
+    start = f"starts with {starting_pdf.name}" if starting_pdf is not None else "starts without one"
+    browse = f"Press Select PDF (or {select_key}) to browse" if select_key else "Press Select PDF to browse"
+    return (
+        f"Every model reads this PDF with each question. Only its path is kept, for this chat; a new chat "
+        f"{start}. {browse}; a path can be typed there."
+    )
 
 
 def describe_pdf(info: PdfInfo) -> Text:
@@ -51,8 +50,9 @@ class AttachmentsPane(Vertical):
     class ClearRequested(Message):
         """The user wants to continue without a PDF."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, select_key: str = "Ctrl+O", id: str | None = None) -> None:
         super().__init__(id=id)
+        self.select_key = select_key  # the picker's key, named in the hint
         self._info: PdfInfo | None = None
         self._error: str | None = None
         self._can_paint = False  # set on mount
@@ -69,7 +69,7 @@ class AttachmentsPane(Vertical):
             yield Button("Select PDF…", id="select-pdf", variant="primary")
             yield self._clear_button
         workspace = getattr(self.app, "workspace", None)  # the app's; read once, for the line below
-        yield Static(plain(hint(getattr(workspace, "starting_pdf", None))), classes="pane-hint")
+        yield Static(plain(hint(getattr(workspace, "starting_pdf", None), self.select_key)), classes="pane-hint")
 
     @on(Button.Pressed, "#select-pdf")
     def _select_pressed(self, event: Button.Pressed) -> None:

@@ -159,10 +159,13 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
         *,
         simulated: bool = False,
         library: Library | None = None,
+        new_chat_key: str = "Ctrl+N",
     ) -> None:
         """`simulated`: a demo's chats, whose costs are what real providers would charge;
-        `library`: where to search the chats' contents (None: the list's filter only)."""
+        `library`: where to search the chats' contents (None: the list's filter only);
+        `new_chat_key`: the key of a new chat, as Keymap.json maps it."""
         super().__init__(classes="dialog-screen")
+        self.new_chat_key = new_chat_key
         self.sessions = list(sessions)
         self.current_id = current_id
         self.actions = actions
@@ -337,7 +340,8 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
         if chosen is None or self.actions is None:
             return
         if chosen.id == self.current_id:
-            self.say("The chat open now cannot be deleted: start a new chat (Ctrl+N) first.")
+            key = f" ({self.new_chat_key})" if self.new_chat_key else ""
+            self.say(f"The chat open now cannot be deleted: start a new chat{key} first.")
             return
         from ensemble_tui.ui.screens.confirm import ConfirmScreen
 

@@ -27,10 +27,18 @@ from textual.widgets import Footer, Input, Label, Static
 
 from ensemble_tui.core.paper.passage import PaperText, Passage, read_paper_text, reflowed
 from ensemble_tui.core.paper.pdf_pages import PdfTextUnavailable
+from ensemble_tui.ui.bindings import shown_key
 
 log = logging.getLogger(__name__)
 
-NO_PDF = "No PDF is attached to this chat, so there is no passage to show (Ctrl+O picks one)."
+
+def no_pdf_line(pick_key: str = "Ctrl+O") -> str:
+    """The view's line without a PDF; `pick_key`: the picker's key, as Keymap.json maps it."""
+    pick = f" ({pick_key} picks one)" if pick_key else ""
+    return f"No PDF is attached to this chat, so there is no passage to show{pick}."
+
+
+NO_PDF = no_pdf_line()
 READING = "Reading the paper…"
 NOTHING_CLOSE = "Not found word for word, and nothing close was found in the paper."
 QUOTE_STYLE = "black on yellow"
@@ -73,10 +81,18 @@ class PaperScreen(Screen[None]):
     PaperScreen #paper-input.-open { display: block; }
     """
 
-    def __init__(self, pdf: Path | None, cache_dir: Path, quotation: str | None = None, page: int | None = None):
+    def __init__(
+        self,
+        pdf: Path | None,
+        cache_dir: Path,
+        quotation: str | None = None,
+        page: int | None = None,
+        pick_key: str = "Ctrl+O",
+    ):
         super().__init__()
         self.pdf = pdf
         self.cache_dir = cache_dir
+        self.pick_key = pick_key  # the PDF picker's key, named when there is no PDF
         self.quotation = quotation
         self.paper: PaperText | None = None
         self.page = page or 1
@@ -89,7 +105,7 @@ class PaperScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Label(self.title_line(), id="paper-title")
-        yield Label(NO_PDF if self.pdf is None else READING, id="paper-note")
+        yield Label(no_pdf_line(self.pick_key) if self.pdf is None else READING, id="paper-note")
         with VerticalScroll(id="paper-page"):
             yield Static(id="paper-body")
         yield Input(id="paper-input")
@@ -294,4 +310,5 @@ def open_passage(
     passage), else at `page`. The PDF is the chat's unless `pdf` and `cache_dir` are given."""
     if cache_dir is None:
         pdf, cache_dir = paper_of(app)
-    app.push_screen(PaperScreen(pdf, cache_dir, quotation, page))
+    keymap = app.ctx.keymap  # type: ignore[attr-defined]
+    app.push_screen(PaperScreen(pdf, cache_dir, quotation, page, pick_key=shown_key("pdf.select", keymap)))
