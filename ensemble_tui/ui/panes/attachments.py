@@ -24,10 +24,9 @@ def hint(starting_pdf: Path | None, select_key: str = "Ctrl+O") -> str:
     """The pane's help line; a new chat starts with `starting_pdf` where there is one (the demo's
     paper); `select_key`: the key that opens the picker, as Keymap.json maps it."""
     start = f"starts with {starting_pdf.name}" if starting_pdf is not None else "starts without one"
-    browse = f"Press Select PDF (or {select_key}) to browse" if select_key else "Press Select PDF to browse"
     return (
         f"Every model reads this PDF with each question. Only its path is kept, for this chat; a new chat "
-        f"{start}. {browse}; a path can be typed there."
+        f"{start}. Press Select PDF (or {select_key}) to browse; a path can be typed there."
     )
 
 

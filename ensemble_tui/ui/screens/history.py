@@ -340,8 +340,7 @@ class HistoryScreen(ModalScreen[str | FoundMessage | None]):
         if chosen is None or self.actions is None:
             return
         if chosen.id == self.current_id:
-            key = f" ({self.new_chat_key})" if self.new_chat_key else ""
-            self.say(f"The chat open now cannot be deleted: start a new chat{key} first.")
+            self.say(f"The chat open now cannot be deleted: start a new chat ({self.new_chat_key}) first.")
             return
         from ensemble_tui.ui.screens.confirm import ConfirmScreen
 

@@ -34,8 +34,7 @@ log = logging.getLogger(__name__)
 
 def no_pdf_line(pick_key: str = "Ctrl+O") -> str:
     """The view's line without a PDF; `pick_key`: the picker's key, as Keymap.json maps it."""
-    pick = f" ({pick_key} picks one)" if pick_key else ""
-    return f"No PDF is attached to this chat, so there is no passage to show{pick}."
+    return f"No PDF is attached to this chat, so there is no passage to show ({pick_key} picks one)."
 
 
 NO_PDF = no_pdf_line()
