@@ -73,17 +73,19 @@ class TmuxSession:
         self.socket = f"ensemble-e2e-{uuid.uuid4().hex[:8]}"
         self.env = env
 
-    def tmux(self, *args: str) -> str:
-        result = subprocess.run(
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """One tmux command on this session's server."""
+        return subprocess.run(
             ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=20
         )
-        return result.stdout
+
+    def tmux(self, *args: str) -> str:
+        return self.run(*args).stdout
 
     def start(self, command: str) -> None:
         """A detached session running `command`; tmux's own words if it could not make one (a test
         that then waited on a blank screen said nothing of why)."""
-        args = ["tmux", "-L", self.socket, "new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command]
-        result = subprocess.run(args, env=self.env, capture_output=True, text=True, timeout=20)
+        result = self.run("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
         if result.returncode != 0:
             reason = result.stderr.strip()
             raise AssertionError(f"tmux could not start the session (exit {result.returncode}): {reason}")
@@ -128,7 +130,7 @@ class TmuxSession:
         )
 
     def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=20)
+        self.run("kill-server")
 
 
 def test_demo_app_runs_one_all_turn_in_tmux(tmp_path: Path) -> None:
