@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -24,6 +25,19 @@ NOT_PROVIDER_FILES = ("Settings", "Keymap")
 
 
 SearchBilling = Literal["per_query", "per_prompt"]
+
+
+class MissingKey(str):
+    """Why a provider is unavailable when its API key is not set: the sentence the user reads,
+    carrying the variables it names, so that no caller reads them back out of the sentence
+    (the empty chat gathers every missing variable into one line)."""
+
+    variables: tuple[str, ...]
+
+    def __new__(cls, sentence: str, variables: Sequence[str]) -> MissingKey:
+        reason = super().__new__(cls, sentence)
+        reason.variables = tuple(variables)
+        return reason
 
 
 class ModelSpec(BaseModel):

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ensemble_tui.core.config import PROVIDER_FILES, ProviderConfig
+from ensemble_tui.core.config import PROVIDER_FILES, MissingKey, ProviderConfig
 from ensemble_tui.core.provider import Provider
 from ensemble_tui.core.store.home import key_places
 from ensemble_tui.core.store.upload_registry import UploadRegistry
@@ -58,10 +58,9 @@ def config_file_name(label: str) -> str:
     return PROVIDER_FILES.get(label, f"{label}.json")
 
 
-def missing_key_message(label: str, key_env: list[str], places: str) -> str:
+def missing_key_message(label: str, key_env: list[str], places: str) -> MissingKey:
     """`places`: where the key can be set (core/store/home.py key_places)."""
-    names = " or ".join(key_env) or "an API key variable in its configuration file"
-    return f"{label} is unavailable: set {names} {places}"
+    return MissingKey(f"{label} is unavailable: set {' or '.join(key_env)} {places}", key_env)
 
 
 def build_providers(

@@ -50,7 +50,7 @@ from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
-from ensemble_tui.ui.panes.settings import SettingsPane, key_hint, missing_keys, no_keys_line
+from ensemble_tui.ui.panes.settings import SettingsPane, missing_keys, no_keys_line
 from ensemble_tui.ui.panes.steady_tab_pane import SteadyTabPane
 from ensemble_tui.ui.screens.help import app_key_groups, toggle_help
 from ensemble_tui.ui.screens.steady_resize import SteadyResize
@@ -245,10 +245,7 @@ class MainScreen(SteadyResize, Screen[None]):
         if keyless:
             places = key_places(self.workspace.paths.root, Path.cwd())
             lines.append(no_keys_line(keyless, places, demo=self.demo))
-        for name, reason in self.workspace.unavailable.items():
-            config = self.workspace.configs.get(name)
-            if name not in keyless:
-                lines.append(key_hint(config, reason) if config else reason)
+        lines += [reason for name, reason in self.workspace.unavailable.items() if name not in keyless]
         for line in dict.fromkeys(lines):  # a broken provider file is both a warning and a reason
             self.add_notice(line, "warning")
 

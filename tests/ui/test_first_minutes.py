@@ -5,15 +5,20 @@ are shown while they wait."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+
+import pytest
+from textual.widgets import Static
 
 from ensemble_tui.bootstrap import attach_providers
 from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.turn.engine import Engine
+from ensemble_tui.core.workspace import Workspace
 from ensemble_tui.ui.chat_log.chat_view import ChatNotice
 from ensemble_tui.ui.widgets.action_bar import ModeButton
 from tests.support import transient
-from tests.ui.conftest import SIZE, settle, type_text, wait_until
+from tests.ui.conftest import SIZE, settle, show_pane, type_text, wait_until
 
 
 def notices(app) -> list[str]:
@@ -39,6 +44,31 @@ async def test_with_no_keys_one_line_names_them_and_the_demo_and_keyless_modes_a
         assert app.main.turns.turn is None and app.main.chat.log_view.items == []  # the question never entered the chat
         assert app.main.chat.input.text == "Does Lemma 2 need compactness?"
         assert any("ANTHROPIC_API_KEY" in text for text in notices(app)[1:])
+
+
+@pytest.fixture
+def local_without_url(home):
+    """An added provider, enabled, whose configuration names its key but no base_url."""
+    seeded = Workspace.open(home)
+    config = {"label": "Local", "protocol": "openai-chat", "enabled": True, "key_env": ["LOCAL_KEY"]}
+    config |= {"default_model": "m1", "models": [{"id": "m1"}]}
+    (seeded.paths.configurations / "Local.json").write_text(json.dumps(config))
+
+
+async def test_a_provider_whose_key_is_set_but_not_its_url_is_told_only_to_set_its_url(
+    local_without_url, workspace, make_app
+):
+    """The line once added "(set LOCAL_KEY)" to a reason that did not name the key, so a user
+    whose key was set was told to set it."""
+    attach_providers(workspace, {"LOCAL_KEY": "sk-local"})
+    async with make_app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lines = notices(pilot.app)
+        assert "⚠ Local is unavailable: set base_url in Local.json" in lines
+        assert not any("LOCAL_KEY" in line for line in lines)
+        await show_pane(pilot, "settings")  # the Settings pane says it in the same words
+        warning = pilot.app.main.query_one("#nokey-Local", Static)
+        assert str(warning.content) == "⚠ Local is unavailable: set base_url in Local.json"
 
 
 async def test_a_mode_whose_provider_has_a_key_still_runs_beside_ones_that_do_not(workspace, chatty, make_app):

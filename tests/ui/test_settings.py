@@ -97,11 +97,13 @@ async def test_notifications_off_means_no_notification(workspace, chatty, make_a
 
 
 async def test_a_provider_without_a_key_is_marked_with_its_variable(workspace, make_app):
+    from ensemble_tui.providers.registry import build_providers
     from tests.support import ScriptedProvider
 
+    _, reasons = build_providers(workspace, env={})  # the registry's own words for a key not set
     workspace.attach_providers(
         {"Claude": ScriptedProvider("Claude", default="x"), "Gemini": ScriptedProvider("Gemini", default="y")},
-        {"ChatGPT": "ChatGPT: no API key"},
+        {"ChatGPT": reasons["ChatGPT"]},
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

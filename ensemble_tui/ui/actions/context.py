@@ -23,7 +23,7 @@ from ensemble_tui.ui.panes.chat import ChatPane
 from ensemble_tui.ui.panes.lazy import LazyPane
 from ensemble_tui.ui.panes.model import ModelPane
 from ensemble_tui.ui.panes.resubmissions import ResubmissionsPane
-from ensemble_tui.ui.panes.settings import SettingsPane, key_hint
+from ensemble_tui.ui.panes.settings import SettingsPane
 
 
 @dataclass
@@ -50,9 +50,7 @@ class MainPanes:
 
 def model_line(workspace: Workspace, provider: str) -> tuple[str, str | None]:
     """The model a pane names, and why its provider is unavailable (if it is)."""
-    reason = workspace.unavailable.get(provider)
-    config = workspace.configs.get(provider)  # None when its configuration file is unusable
-    return workspace.model_for(provider), key_hint(config, reason) if reason and config else reason
+    return workspace.model_for(provider), workspace.unavailable.get(provider)
 
 
 @dataclass

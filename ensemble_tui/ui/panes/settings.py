@@ -21,7 +21,7 @@ from textual.timer import Timer
 from textual.validation import Integer, Number, ValidationResult
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from ensemble_tui.core.config import PROVIDERS, ProviderConfig
+from ensemble_tui.core.config import PROVIDERS, MissingKey, ProviderConfig
 from ensemble_tui.core.settings import Settings
 from ensemble_tui.ui.chat_log.rendering import plain
 from ensemble_tui.ui.panes import widget_key
@@ -72,21 +72,13 @@ def offers_reasoning(config: ProviderConfig | None, model: str) -> bool:
     return spec is not None and spec.reasoning
 
 
-def key_hint(config: ProviderConfig, reason: str) -> str:
-    """The unavailability reason, naming the environment variable to set if it does not already."""
-    if any(name in reason for name in config.key_env) or not config.key_env:
-        return reason
-    return f"{reason} (set {' or '.join(config.key_env)})"
-
-
 def missing_keys(workspace: Workspace) -> dict[str, str]:
     """The built-in providers that lack their API key, with the variable to set."""
     found = {}
     for name in PROVIDERS:
-        config = workspace.configs.get(name)
-        reason = workspace.unavailable.get(name, "")
-        if config is not None and config.key_env and reason.startswith(f"{name} is unavailable: set "):
-            found[name] = config.key_env[0]
+        reason = workspace.unavailable.get(name)
+        if isinstance(reason, MissingKey):
+            found[name] = reason.variables[0]
     return found
 
 
@@ -252,7 +244,7 @@ class SettingsPane(VerticalScroll):
             yield from self._reasoning_row(provider, key, offers_reasoning(config, current))
         reason = self._unavailable.get(provider)
         if reason:
-            yield Static(plain(f"⚠ {key_hint(config, reason)}"), classes="setting-warning", id=f"nokey-{key}")
+            yield Static(plain(f"⚠ {reason}"), classes="setting-warning", id=f"nokey-{key}")
 
     def _reasoning_row(self, provider: str, key: str, shown: bool) -> ComposeResult:
         with Horizontal(classes="setting-row reasoning-row", id=f"reasoning-row-{key}") as row:
