@@ -46,7 +46,7 @@ def test_every_command_is_one_module_with_its_parser_its_run_and_its_needs() -> 
         "search": "read",  # its one write: the index of a home made before it
         "export": "read",
         "eval": "write",
-        "budget": "write",  # --release writes the ledger
+        "budget": "read",  # its one write: --release, in the ledger the home has
         "trust": "none",
     }
     assert cli.SUBCOMMANDS["eval"].NEEDS.simulator == "eval"  # the eval demo's, started by the context

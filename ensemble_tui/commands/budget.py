@@ -14,8 +14,9 @@ from ensemble_tui.commands.context import CommandContext, Needs, add_demo
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
 
-# Reads and, with --release, writes the home's ledger; it calls no provider.
-NEEDS = Needs(warnings=False)
+# Reads the home, and with --release writes the ledger it already has: it makes no home (a
+# mistyped --home is named) and calls no provider.
+NEEDS = Needs(home="read")
 
 
 def add_parser(commands: Any) -> None:
@@ -49,7 +50,11 @@ def show_or_release(
 
     chat = str(args.chat or workspace.session.id)
     try:
-        if chat not in {summary.id for summary in workspace.archive.sessions()} and chat != workspace.session.id:
+        chats = {summary.id for summary in workspace.archive.sessions()}
+        if not chats and not args.chat:
+            print("No chats yet: nothing counts against a budget.", file=err)
+            return 0
+        if chat not in chats and chat != workspace.session.id:
             print(f"ensemble-tui: no chat {chat} in the history; `ensemble-tui history` lists them.", file=err)
             return 1
         if args.release:

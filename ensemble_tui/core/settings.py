@@ -103,6 +103,16 @@ def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSetti
     return LoadedSettings(loaded, warning)
 
 
+def read_settings(path: Path) -> Settings:
+    """Settings.json as it is, for the commands that only read a home: nothing is written, and a
+    missing or broken file reads as the defaults (the app's next start repairs it and says so)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return Settings()
+    return _valid_part(raw)[0] if isinstance(raw, dict) else Settings()
+
+
 def _valid_part(raw: dict[str, object]) -> tuple[Settings, list[str]]:
     """The settings from `raw` with each invalid field left at its default, and those fields' names."""
     try:

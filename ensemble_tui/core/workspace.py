@@ -20,7 +20,7 @@ from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.paper.pdf import PdfInfo, pdf_info
 from ensemble_tui.core.prompts import PromptLibrary
 from ensemble_tui.core.provider import Provider
-from ensemble_tui.core.settings import Settings, load_settings, save_settings
+from ensemble_tui.core.settings import Settings, load_settings, read_settings, save_settings
 from ensemble_tui.core.store.archive import RunArchive
 from ensemble_tui.core.store.atomic import remove_stale_temporaries
 from ensemble_tui.core.store.home import HomePaths, seed_home
@@ -90,12 +90,14 @@ class Workspace:
     @classmethod
     def for_reading(cls, root: Path) -> Workspace:
         """The home as the commands that only read it (history, export) see it: nothing is
-        created, seeded or repaired, and a home that does not exist reads as one without chats."""
+        created, seeded or repaired, and a home that does not exist reads as one without chats.
+        Its settings are read as they are (`budget` shows the cap)."""
         paths = HomePaths(root)
         archive = RunArchive(paths.archive, create=False)
         store = SessionStore(paths, archive)
         session = SessionData(id=store.pointer() or SessionData().id)
-        return cls(paths, {}, Settings(), session, store, PromptLibrary(paths.prompts), archive)
+        settings = read_settings(paths.settings_file)
+        return cls(paths, {}, settings, session, store, PromptLibrary(paths.prompts), archive)
 
     def attach_providers(
         self, providers: dict[str, Provider], unavailable: dict[str, str], *, prepare: bool = True
