@@ -29,14 +29,17 @@ SearchBilling = Literal["per_query", "per_prompt"]
 
 class MissingKey(str):
     """Why a provider is unavailable when its API key is not set: the sentence the user reads,
-    carrying the variables it names, so that no caller reads them back out of the sentence
-    (the empty chat gathers every missing variable into one line)."""
+    carrying what it names (the variables, and `places`: where a key can be set, from
+    core/store/home.py key_places), so that no caller reads them back out of the sentence (the
+    empty chat gathers every missing key into one line)."""
 
     variables: tuple[str, ...]
+    places: str
 
-    def __new__(cls, sentence: str, variables: Sequence[str]) -> MissingKey:
-        reason = super().__new__(cls, sentence)
+    def __new__(cls, label: str, variables: Sequence[str], places: str) -> MissingKey:
+        reason = super().__new__(cls, f"{label} is unavailable: set {' or '.join(variables)} {places}")
         reason.variables = tuple(variables)
+        reason.places = places
         return reason
 
 

@@ -58,11 +58,6 @@ def config_file_name(label: str) -> str:
     return PROVIDER_FILES.get(label, f"{label}.json")
 
 
-def missing_key_message(label: str, key_env: list[str], places: str) -> MissingKey:
-    """`places`: where the key can be set (core/store/home.py key_places)."""
-    return MissingKey(f"{label} is unavailable: set {' or '.join(key_env)} {places}", key_env)
-
-
 def build_providers(
     workspace: Workspace, env: Mapping[str, str] | None = None
 ) -> tuple[dict[str, Provider], dict[str, str]]:
@@ -111,7 +106,7 @@ def _credentials(
     if config.key_env:
         found = find_key(view, config.key_env)
         if found is None:
-            return missing_key_message(label, config.key_env, places)
+            return MissingKey(label, config.key_env, places)
         key_var, key = found
     else:
         key_var, key = f"key_env in {config_file_name(label)}", NO_KEY

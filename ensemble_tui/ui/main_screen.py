@@ -30,7 +30,6 @@ from ensemble_tui.core.chat.modes import Mode
 from ensemble_tui.core.config import PROVIDERS
 from ensemble_tui.core.errors import EnsembleError
 from ensemble_tui.core.store.drafts import DraftStore
-from ensemble_tui.core.store.home import key_places
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.ui.actions.archive_flow import ArchiveFlow
 from ensemble_tui.ui.actions.budget_actions import BudgetActions
@@ -243,8 +242,7 @@ class MainScreen(SteadyResize, Screen[None]):
         lines = [*self.workspace.home_notices, *self.workspace.warnings, *filter(None, [self._keymap_warning])]
         keyless = missing_keys(self.workspace)
         if keyless:
-            places = key_places(self.workspace.paths.root, Path.cwd())
-            lines.append(no_keys_line(keyless, places, demo=self.demo))
+            lines.append(no_keys_line(keyless, demo=self.demo))
         lines += [reason for name, reason in self.workspace.unavailable.items() if name not in keyless]
         for line in dict.fromkeys(lines):  # a broken provider file is both a warning and a reason
             self.add_notice(line, "warning")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual.widgets import Checkbox, Input, Select, Static
 
 from ensemble_tui.core.workspace import Workspace
@@ -225,3 +226,22 @@ async def test_a_valid_value_is_saved_once_typing_pauses_without_enter(workspace
         await pilot.pause()
         assert "from 0 to 2" in str(app.query_one("#temperature-error", Static).content)
     assert saved(workspace)["temperature"] == 1.3
+
+
+@pytest.mark.parametrize("field_id", ["debate-rounds", "temperature", "budget"])
+async def test_at_80x24_a_refused_value_says_why_in_view(workspace, chatty, make_app, field_id):
+    """Each field is one row, and the line that says why its value was refused comes under it:
+    it is scrolled into view with the field (without that, at 80x24 it fell below the view)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_pane(pilot, "settings")
+        field = app.query_one(f"#{field_id}", Input)
+        field.focus()
+        await pilot.press("home", "ctrl+k", *"abc")
+        await pilot.pause()
+        await pilot.pause()
+        error = app.query_one(f"#{field_id}-error", Static)
+        assert "Nothing is saved" in str(error.content)
+        pane = app.query_one("#settings-pane")
+        assert pane.region.contains_region(error.region), (pane.region, error.region)
+        assert pane.region.contains_region(field.region)

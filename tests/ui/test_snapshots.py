@@ -15,6 +15,7 @@ from ensemble_tui.core.chat.modes import Style
 from ensemble_tui.core.chat.provenance import Provenance, VoteRow
 from ensemble_tui.core.chat.runlog import Artifact, CallRecord, TurnRecord
 from ensemble_tui.core.chat.session import ChatMessage, ModelOutput, Resubmission
+from ensemble_tui.core.config import MissingKey
 from ensemble_tui.core.provider import Usage
 from ensemble_tui.ui.app import EnsembleApp
 from ensemble_tui.ui.notify import RecordingNotifier
@@ -26,6 +27,7 @@ from ensemble_tui.ui.screens.style_picker import StylePicker
 from tests.ui.conftest import show_pane, wait_until
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+HOME_ENV = "in the environment or in ~/.local/share/ensemble-tui/.env"  # key_places, for the default home
 
 REPLY = """The paper proposes **sparse mixture routing** with a learned gate.
 
@@ -70,7 +72,9 @@ def snapshot_app(workspace, scripted, sample_pdf, monkeypatch, tmp_path):
     session.cost_usd = 0.0421
     session.last_mode = "all"
     workspace.select_pdf(papers / "attention.pdf")
-    workspace.attach_providers(dict(scripted), {"Gemini": "Gemini: no API key"})
+    # The registry's words for a key not set, with the default home's place for it (the home here is temporary).
+    gemini_keys = ["GEMINI_API_KEY", "GOOGLE_API_KEY"]
+    workspace.attach_providers(dict(scripted), {"Gemini": MissingKey("Gemini", gemini_keys, HOME_ENV)})
     del scripted["Gemini"]
     return EnsembleApp(workspace, notifier=RecordingNotifier(), folder_opener=lambda _path: False)
 

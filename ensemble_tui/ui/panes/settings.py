@@ -72,20 +72,17 @@ def offers_reasoning(config: ProviderConfig | None, model: str) -> bool:
     return spec is not None and spec.reasoning
 
 
-def missing_keys(workspace: Workspace) -> dict[str, str]:
-    """The built-in providers that lack their API key, with the variable to set."""
-    found = {}
-    for name in PROVIDERS:
-        reason = workspace.unavailable.get(name)
-        if isinstance(reason, MissingKey):
-            found[name] = reason.variables[0]
-    return found
+def missing_keys(workspace: Workspace) -> dict[str, MissingKey]:
+    """The built-in providers that lack their API key, with why."""
+    reasons = {name: workspace.unavailable.get(name) for name in PROVIDERS}
+    return {name: reason for name, reason in reasons.items() if isinstance(reason, MissingKey)}
 
 
-def no_keys_line(keyless: dict[str, str], places: str, *, demo: bool) -> str:
-    """One line for the empty chat: which keys are missing, where they go (`places`:
-    core/store/home.py key_places), and how to try everything without."""
-    variables = ", ".join(keyless.values())
+def no_keys_line(keyless: dict[str, MissingKey], *, demo: bool) -> str:
+    """One line for the empty chat (`keyless`: missing_keys): which keys are missing, where
+    they go, and how to try everything without."""
+    variables = ", ".join(reason.variables[0] for reason in keyless.values())
+    places = next(iter(keyless.values())).places  # one home: the same place for every key
     line = f"No API key for {', '.join(keyless)}: set {variables} {places}."
     return (
         line
@@ -167,6 +164,7 @@ class SettingsPane(VerticalScroll):
                 aggregator_options(self.providers, settings.aggregator),
                 value=settings.aggregator,
                 allow_blank=False,
+                compact=True,
                 id="aggregator",
                 tooltip="Writes the final reply (aggregator style) or chairs the council.",
             )
@@ -176,6 +174,7 @@ class SettingsPane(VerticalScroll):
                 AUTO_PAIRS,
                 value=settings.auto_pair,
                 allow_blank=False,
+                compact=True,
                 id="auto-pair",
                 tooltip="Who answers first in Auto; the full All turn runs only if the two answers disagree. "
                 '"strong" in Settings.json lists the providers it picks from.',
@@ -185,6 +184,7 @@ class SettingsPane(VerticalScroll):
             yield Input(
                 str(settings.debate_rounds),
                 id="debate-rounds",
+                compact=True,
                 validators=[Integer(3, 10, failure_description="Debate rounds must be a whole number from 3 to 10.")],
                 tooltip="Rounds of a debate, the first answers included.",
             )
@@ -194,6 +194,7 @@ class SettingsPane(VerticalScroll):
             yield Input(
                 str(settings.temperature),
                 id="temperature",
+                compact=True,
                 validators=[Number(0.0, 2.0, failure_description="Temperature must be a number from 0 to 2.")],
                 tooltip="Used by models that accept a temperature; others ignore it.",
             )
@@ -203,6 +204,7 @@ class SettingsPane(VerticalScroll):
             yield Input(
                 str(settings.budget_usd),
                 id="budget",
+                compact=True,
                 validators=[
                     Amount(0.01, None, failure_description="The budget must be a number above 0, like 10 or $10.")
                 ],
@@ -212,10 +214,10 @@ class SettingsPane(VerticalScroll):
         with Horizontal(classes="setting-row", id="unconfirmed-row") as row:
             row.display = self._unconfirmed is not None
             yield Static(plain(self._unconfirmed or ""), id="unconfirmed-text", classes="setting-warning")
-            yield Button("Release", id="release-unconfirmed", tooltip=RELEASE_HINT)
+            yield Button("Release", id="release-unconfirmed", tooltip=RELEASE_HINT, compact=True)
         with Horizontal(classes="setting-row"):
             yield Label("Notifications", classes="setting-label")
-            yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications")
+            yield Checkbox("Notify when a reply is complete", settings.notifications, id="notifications", compact=True)
         yield Static(
             plain(f"Choices are saved at once to {SETTINGS_FILE}; a typed value once you pause or press Enter."),
             id="settings-status",
@@ -237,6 +239,7 @@ class SettingsPane(VerticalScroll):
                 model_options(config, current),
                 value=selected_id(config, current),
                 allow_blank=False,
+                compact=True,
                 id=f"model-{key}",
                 classes="setting-model",
             )
@@ -254,6 +257,7 @@ class SettingsPane(VerticalScroll):
                 [(effort, effort) for effort in EFFORTS],
                 value=self._settings.reasoning.get(provider, "off"),
                 allow_blank=False,
+                compact=True,
                 id=f"reasoning-{key}",
                 classes="setting-reasoning",
                 disabled=not shown,
@@ -409,6 +413,7 @@ class SettingsPane(VerticalScroll):
         error = self.query_one(f"#{input_id}-error", Static)
         error.update(plain(f"✖ {message} Nothing is saved; the value in force is {self._in_force(input_id)}."))
         error.display = True
+        self.call_after_refresh(self.scroll_to_widget, error, animate=False)  # at 80x24 it fell below the view
 
     def _status(self, message: str, kind: str) -> None:
         for status in self.query("#settings-status").results(Static):  # none left once quitting
