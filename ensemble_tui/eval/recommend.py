@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ensemble_tui.core.text.counts import plural
 from ensemble_tui.eval.stats import ArmRow, EvalSummary
 
 
@@ -55,9 +56,9 @@ def finding(summary: EvalSummary, row: ArmRow) -> str:
     if tally.rate is None or tally.interval is None:
         return f"{name} was not judged against {against}: {why_unjudged(summary, row, against)}"
     judged = tally.questions
-    scope = f"On your {judged} questions"
+    scope = f"On your {plural(judged, 'question')}"
     if judged != summary.pairwise_questions:
-        scope = f"On {judged} of your {summary.pairwise_questions} questions"
+        scope = f"On {judged} of your {plural(summary.pairwise_questions, 'question')}"
     ratio = cost_ratio(row, best)
     cost = f", for {ratio:.1f}× the cost" if ratio is not None else ""
     low, high = tally.interval
@@ -125,8 +126,9 @@ def recommend(summary: EvalSummary) -> Recommendation:
     if unclear:
         needs = [row.to_tell for row in unclear if row.to_tell is not None]
         more = f" About {min(needs)} questions would settle the closest call." if needs else ""
+        asked = plural(summary.pairwise_questions, "question")
         return Recommendation(
-            f"Stay with {against} for now: no arm beat it clearly on your {summary.pairwise_questions} questions, "
+            f"Stay with {against} for now: no arm beat it clearly on your {asked}, "
             f"and the sample is too small to tell.{more}{also}",
             findings,
         )

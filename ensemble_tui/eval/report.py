@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from html import escape
 from typing import Literal
 
+from ensemble_tui.core.text.counts import plural
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.eval.chart import Point, cost_chart
 from ensemble_tui.eval.model import ArmAnswer, EvalPlan, GradeVerdict, Verdict
@@ -232,14 +233,14 @@ def grade_cells(summary: EvalSummary, row: GradeRow) -> dict[str, str]:
 
 
 def accuracy_title(summary: EvalSummary) -> str:
-    return f"Accuracy against the known answers ({summary.graded_questions} questions)"
+    return f"Accuracy against the known answers ({plural(summary.graded_questions, 'question')})"
 
 
 def intro(plan: EvalPlan, summary: EvalSummary) -> str:
     judges = ", ".join(plan.judges) or "none"
     against = arm_name(summary, summary.best) if summary.best else "none"
     kinds = f" ({summary.graded_questions} with a known answer)" if summary.graded_questions else ""
-    line = f"{summary.questions} questions{kinds} · {len(summary.arms)} arms · judges: {judges}"
+    line = f"{plural(summary.questions, 'question')}{kinds} · {plural(len(summary.arms), 'arm')} · judges: {judges}"
     return line + (f" · reference: {against}" if summary.pairwise_questions else "")
 
 

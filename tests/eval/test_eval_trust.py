@@ -259,7 +259,7 @@ def test_both_tables_print_when_both_kinds_of_question_are_present(tmp_path: Pat
     questions.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
     result = run_eval(tmp_path / "h", "--questions", str(questions), "--arms", "chatgpt,claude,all", "--yes")
     assert result.returncode == 0, result.stderr
-    assert "## Accuracy against the known answers (1 questions)" in result.stdout
+    assert "## Accuracy against the known answers (1 question)" in result.stdout
     assert "## Against Claude alone" in result.stdout
     assert "First-position rate: the judges chose the answer shown first in 50%" in result.stdout
     assert "Flipped verdicts: 0 of" in result.stdout

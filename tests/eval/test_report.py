@@ -65,6 +65,16 @@ def test_the_recommendation_reads_as_the_brief_says_and_applies_the_small_sample
     assert advice.headline.startswith("Stay with Claude alone for now")
 
 
+def test_one_question_is_counted_in_the_singular():
+    """"On your 1 questions" and "1 questions · 3 arms" were printed after a one-question eval."""
+    answers, verdicts = council_eval(["win"])
+    one = plan(ARMS, ("Mistral",), 1)
+    advice = recommend(summarize(one, answers, verdicts))
+    assert any(line.startswith("On your 1 question, council won 1") for line in advice.findings)
+    assert "clearly on your 1 question," in advice.headline
+    assert "1 question · 3 arms · judges: Mistral" in render(one, answers, verdicts, "md")
+
+
 def test_a_clear_win_is_recommended():
     answers, verdicts = council_eval(["win"] * 9 + ["tie"])
     advice = recommend(summarize(plan(ARMS, ("Mistral",), 10), answers, verdicts))

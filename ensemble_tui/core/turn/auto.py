@@ -34,6 +34,7 @@ from ensemble_tui.core.claims.model import ClaimMap
 from ensemble_tui.core.config import CAUTIOUS_PRICES
 from ensemble_tui.core.paper import quote_checks
 from ensemble_tui.core.provider import Reply
+from ensemble_tui.core.text.counts import plural
 from ensemble_tui.core.turn.calls import ModelCaller
 from ensemble_tui.core.turn.claim_mapping import ClaimMapping
 from ensemble_tui.core.turn.events import StatusChanged
@@ -109,12 +110,6 @@ class Agreement:
         if self.missing_quotes:
             reasons.append(plural(self.missing_quotes, "quote", "not in the paper"))
         return ", ".join(reasons)
-
-
-def plural(count: int, noun: str, after: str = "") -> str:
-    """`1 disputed claim`, `2 disputed claims`; with `after`, one reads `a quote not in the paper`."""
-    head = ("a" if after else "1") + f" {noun}" if count == 1 else f"{count} {noun}s"
-    return f"{head} {after}".strip()
 
 
 class SettledMap:
