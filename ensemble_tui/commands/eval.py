@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ensemble_tui.commands.context import CommandContext, Needs, add_demo, say
 from ensemble_tui.core.errors import EnsembleError
+from ensemble_tui.core.text.counts import plural
 
 if TYPE_CHECKING:
     from ensemble_tui.core.workspace import Workspace
@@ -154,7 +155,8 @@ def _run(workspace: Workspace, args: argparse.Namespace, demo: bool) -> int:
     graded = sum(1 for q in questions if q.graded)
     kinds = f" ({graded} with a known answer, graded)" if graded else ""
     say(
-        f"eval: {len(questions)} questions{kinds} x {len(arms)} arms, judged by {', '.join(judges)}: "
+        f"eval: {plural(len(questions), 'question')}{kinds} x {plural(len(arms), 'arm')}, "
+        f"judged by {', '.join(judges)}: "
         f"estimated {figure(guess.usd, demo)} for what is left ({guess.basis()}){cap}{already}."
     )
     if not guess.nothing_left and not args.yes:

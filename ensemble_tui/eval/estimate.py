@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ensemble_tui.core.errors import PromptFileError
 from ensemble_tui.core.provider import Message, Usage
+from ensemble_tui.core.text.counts import plural
 from ensemble_tui.core.turn.costs import CHARS_PER_TOKEN, input_cost, search_bound, search_price, usage_cost
 from ensemble_tui.eval.arms import SHARING, Arm, ArmKit
 from ensemble_tui.eval.judging import eligible_judges, pairs_to_judge
@@ -43,8 +44,9 @@ class Estimate:
     def basis(self) -> str:
         """The estimate's basis, in one clause."""
         return (
-            f"{self.answers} answers to ask in about {self.answer_calls} calls and {self.judge_calls} verdicts "
-            f"or grades to ask; each call at its prompt's size (the paper included) and an answer of "
+            f"{plural(self.answers, 'answer')} to ask in about {plural(self.answer_calls, 'call')} and "
+            f"{self.judge_calls} verdicts or grades to ask; each call at its prompt's size (the paper included) and "
+            "an answer of "
             f"{ANSWER_TOKENS} tokens, {VERDICT_TOKENS} for a verdict, and {SEARCHES} search where it may search"
         )
 

@@ -157,8 +157,8 @@ def sharing_lines(summary: EvalSummary) -> list[str]:
     for item in summary.sharing:
         dollars = f" and {_money(item.dollars_saved)}" if item.dollars_saved else ""
         lines.append(
-            f"{item.arm} reused the proposals of {item.shared_from} on {item.questions} question(s): "
-            f"{item.calls_saved} calls{dollars} saved."
+            f"{item.arm} reused the proposals of {item.shared_from} on {plural(item.questions, 'question')}: "
+            f"{plural(item.calls_saved, 'call')}{dollars} saved."
         )
     return lines
 

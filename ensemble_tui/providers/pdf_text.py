@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from ensemble_tui.core.text.counts import plural
 from ensemble_tui.providers.uploads import file_sha256
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,7 @@ def extract_text(pdf: Path) -> str:
         raise PdfTextError(f"{pdf.name} has no text layer (a scan?)")
     body = "\n\n".join(f"--- Page {number} ---\n{text}" for number, text in enumerate(pages, start=1) if text)
     return (
-        f'[The attached PDF "{pdf.name}" ({len(pages)} pages), as text extracted from it. '
+        f'[The attached PDF "{pdf.name}" ({plural(len(pages), "page")}), as text extracted from it. '
         "Figures, images and most layout are not included.]\n\n" + body
     )
 

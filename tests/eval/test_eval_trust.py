@@ -209,7 +209,7 @@ def test_adding_arms_without_a_terminal_or_yes_spends_nothing(tmp_path: Path) ->
     answers, spent = stored(home)
     refused = run_eval(home, "--questions", str(questions), "--arms", "chatgpt,claude,council")
     assert refused.returncode == 2 and "pass --yes" in refused.stderr
-    assert "1 answers to ask" in refused.stderr  # the estimate counts what is left, and says on what basis
+    assert "1 answer to ask" in refused.stderr  # the estimate counts what is left, and says on what basis
     assert stored(home) == (answers, spent)
     done = run_eval(home, "--questions", str(questions), "--arms", "chatgpt,claude")  # nothing left: nothing to ask
     assert done.returncode == 0, done.stderr
