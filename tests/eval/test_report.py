@@ -66,7 +66,7 @@ def test_the_recommendation_reads_as_the_brief_says_and_applies_the_small_sample
 
 
 def test_one_question_is_counted_in_the_singular():
-    """"On your 1 questions" and "1 questions · 3 arms" were printed after a one-question eval."""
+    """ "On your 1 questions" and "1 questions · 3 arms" were printed after a one-question eval."""
     answers, verdicts = council_eval(["win"])
     one = plan(ARMS, ("Mistral",), 1)
     advice = recommend(summarize(one, answers, verdicts))

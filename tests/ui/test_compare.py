@@ -159,6 +159,8 @@ async def test_with_the_chats_pdf_each_column_says_how_its_quotes_fared(workspac
         assert "Quotes: 1 checked, 1 found" in by_author["ChatGPT"]
         assert "1 not in the paper" in by_author["Claude"]
         assert "Quotes: none to check" in by_author["Gemini"]
+        warned = {c.proposal.author: c.quote_line.style == "bold yellow" for c in screen.columns()}
+        assert warned == {"ChatGPT": False, "Claude": True, "Gemini": False}  # only a quote not found is a warning
         bodies = {c.proposal.author: rendered_text(c.query_one(".compare-body").content, 200) for c in screen.columns()}
         assert f'"{ACROSS_LINE}" ✓ p. 1' in " ".join(bodies["ChatGPT"].split())  # each quote marked
         assert "✗ not in the paper" in bodies["Claude"]

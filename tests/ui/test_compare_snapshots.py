@@ -65,7 +65,8 @@ def test_compare_screen_layout(snap_compare, snapshot_app, size):  # noqa: F811
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, CompareScreen))
         screen = pilot.app.screen
         await wait_until(
-            pilot, lambda: len(screen.quote_lines) == 6 and all(c.quote_line != CHECKING for c in screen.columns())
+            pilot,
+            lambda: len(screen.quote_lines) == 6 and all(c.quote_line.plain != CHECKING for c in screen.columns()),
         )
         await pilot.pause()
 

@@ -138,6 +138,12 @@ class QuoteReport:
         )
         return cls(quotes, references, data.get("notice"))
 
+    @property
+    def all_found(self) -> bool:
+        """Every quote and reference was found: nothing for the reader to be warned of (a notice
+        says that nothing could be checked)."""
+        return not self.notice and all(check.found for check in self.quotes) and not self.missing_references
+
     def summary(self) -> str:
         """One line, e.g. "Quotes: 3 checked, 2 found, 1 not in the paper"; "" when nothing to say."""
         if self.notice:

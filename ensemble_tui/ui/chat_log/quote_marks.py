@@ -40,7 +40,6 @@ def marked(text: str, checks: dict[str, Any] | None) -> tuple[str, Text | None]:
     if not summary:
         return text, None
     text = text.replace(MARK_START, " ").replace(MARK_END, " ")  # same length: the offsets hold
-    all_found = not report.notice and all(c.found for c in report.quotes) and not report.missing_references
     inserts = [
         # A quote the reply itself follows with its page ("…" (p. 1)) gets "✓" alone, not "✓ p. 1 (p. 1)".
         (
@@ -58,7 +57,7 @@ def marked(text: str, checks: dict[str, Any] | None) -> tuple[str, Text | None]:
     shown = text
     for position, mark in sorted(inserts, key=lambda item: item[0], reverse=True):
         shown = f"{shown[:position]} {mark}{shown[position:]}"
-    return shown, Text(summary, style="dim" if all_found else "bold yellow")
+    return shown, Text(summary, style="dim" if report.all_found else "bold yellow")
 
 
 def _names_page(text: str, end: int, page: int | None) -> bool:

@@ -30,7 +30,7 @@ from textual.signal import Signal
 from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
 
 from ensemble_tui.core.claims.model import ClaimMap
-from ensemble_tui.core.paper.quotes import check_reply_against_pdf
+from ensemble_tui.core.paper.quotes import QuoteReport, check_reply_against_pdf
 from ensemble_tui.core.records.compare import CompareRound, Proposal
 from ensemble_tui.core.turn.events import ClaimsMapped
 from ensemble_tui.ui.chat_log.quote_marks import marked, quotation_clicked, quotations, with_marks
@@ -50,10 +50,18 @@ PROPOSALS, CLAIMS = "proposals", "claims"  # the tabs' ids
 ROUND_ACTIONS = {"step", "toggle_layout"}  # the Proposals tab's own keys
 
 
+def quote_summary(report: QuoteReport) -> Text:
+    """A column's quote line: in the warning colour when a quote or reference is not in the
+    paper, or nothing could be checked."""
+    line = plain(report.summary() or NOTHING_TO_CHECK)
+    line.style = "" if report.all_found else "bold yellow"
+    return line
+
+
 class CompareColumn(VerticalScroll):
     """One model's proposal; tells the screen when it scrolls so the others can follow."""
 
-    def __init__(self, proposal: Proposal, quote_line: str, checks: dict[str, Any] | None = None) -> None:
+    def __init__(self, proposal: Proposal, quote_line: Text, checks: dict[str, Any] | None = None) -> None:
         super().__init__(classes="compare-column")
         self.proposal = proposal
         self.quote_line = quote_line
@@ -80,14 +88,11 @@ class CompareColumn(VerticalScroll):
         if proposal.standing:
             text.append("\n")
             text.append_text(plain(proposal.standing))
-        warn = "not in the paper" in self.quote_line or "no text layer" in self.quote_line
         text.append("\n")
-        text.append_text(plain(self.quote_line))
-        if warn:
-            text.stylize("bold yellow", len(text) - len(self.quote_line))
+        text.append_text(self.quote_line)
         return text
 
-    def show_checks(self, line: str, checks: dict[str, Any] | None) -> None:
+    def show_checks(self, line: Text, checks: dict[str, Any] | None) -> None:
         self.quote_line = line
         self.query_one(".compare-header", Static).update(self.header())
         if checks:
@@ -161,7 +166,7 @@ class CompareScreen(Screen[str | None]):
         self.cache_dir = cache_dir
         self.index = len(self.rounds) - 1
         self.side_by_side: bool | None = None  # None: chosen from the width and the count
-        self.quote_lines: dict[str, str] = {}  # proposal text -> its summary, once checked
+        self.quote_lines: dict[str, Text] = {}  # proposal text -> its summary, once checked (quote_summary)
         self.checks: dict[str, dict[str, Any]] = {}  # proposal text -> its checks (QuoteReport.as_record)
         self._following = False
 
@@ -236,10 +241,10 @@ class CompareScreen(Screen[str | None]):
     def columns(self) -> list[CompareColumn]:
         return list(self.query(CompareColumn))
 
-    def quote_line(self, proposal: Proposal) -> str:
+    def quote_line(self, proposal: Proposal) -> Text:
         if self.pdf is None:
-            return NO_PDF
-        return self.quote_lines.get(proposal.text, CHECKING)
+            return plain(NO_PDF)
+        return self.quote_lines.get(proposal.text) or plain(CHECKING)
 
     async def show_round(self, index: int, author: str | None = None) -> None:
         """Replace the columns with round `index`'s (the old ones are awaited out first); the
@@ -293,13 +298,13 @@ class CompareScreen(Screen[str | None]):
                 checks: dict[str, Any] | None = None
                 try:
                     report = check_reply_against_pdf(proposal.text, self.pdf, self.cache_dir)
-                    summary, checks = report.summary(), report.as_record()
+                    summary, checks = quote_summary(report), report.as_record()
                 except Exception as exc:  # noqa: BLE001 - a bug in the checker must not end the app
                     log.warning("quote check failed: %s", exc)
-                    summary = f"Quotes: cannot be checked ({exc})"
-                self.app.call_from_thread(self.quote_checked, proposal.text, summary or NOTHING_TO_CHECK, checks)
+                    summary = plain(f"Quotes: cannot be checked ({exc})")
+                self.app.call_from_thread(self.quote_checked, proposal.text, summary, checks)
 
-    def quote_checked(self, text: str, summary: str, checks: dict[str, Any] | None = None) -> None:
+    def quote_checked(self, text: str, summary: Text, checks: dict[str, Any] | None = None) -> None:
         self.quote_lines[text] = summary
         if checks:
             self.checks[text] = checks
