@@ -279,11 +279,12 @@ def action_table() -> tuple[AppAction, ...]:
         AppAction(
             "chat.cursor",
             "Messages",
-            "Put a cursor on the chat's messages (or Up in an empty box): edit and resend, fork, copy",
+            "Put a cursor on the chat's messages (or Up in an empty box): edit and resend, fork, copy, "
+            "open a reply's first checked quote in the paper (o)",
             "alt+up",
             "message_cursor.start",
             group="Chat",
-            palette="Select a message: edit and resend, fork, copy",
+            palette="Select a message: edit and resend, fork, copy, see its quote in the paper",
         ),
         AppAction(
             "math.toggle",

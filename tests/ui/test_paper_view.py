@@ -75,7 +75,8 @@ async def click_mark(pilot: Pilot, number: int, key: str = MARK_META, page_down:
 
 
 async def test_a_found_mark_opens_its_page_with_the_quoted_words_highlighted(workspace, chatty, make_app, sample_pdf):
-    """And a missing mark opens the closest passage, labelled so; so do the marks of Compare's
+    """And a missing mark opens the closest passage, labelled so; the message cursor's `o` opens
+    a reply's first quote; so do the marks of Compare's
     Proposals tab (a click on a proposal's ✓, and `o` on the focused column) and of the run
     report. One app and one turn for the three screens (they were three tests, each asking the
     same question of the same scripted reply)."""
@@ -104,6 +105,20 @@ async def test_a_found_mark_opens_its_page_with_the_quoted_words_highlighted(wor
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, PaperScreen)
+
+        # the message cursor's key: the reply's first checked quote (Alt+Up puts the cursor on the reply)
+        await pilot.press("alt+up", "o")
+        screen = await paper_screen(pilot)
+        assert screen.page == 1 and screen.passage is not None and screen.passage.exact
+        assert " ".join(highlighted(screen).split()) == ACROSS_LINE
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, PaperScreen) and app.main.chat.input.text == ""  # no "o" typed
+        await pilot.press("up", "o")  # on the question: nothing to open, and said so
+        await settle(pilot)
+        assert not isinstance(app.screen, PaperScreen)
+        assert app.main.chat.status.text.startswith("No checked quote in this message")
+        await pilot.press("escape")
 
         # Compare's Proposals tab
         await pilot.press("ctrl+f")

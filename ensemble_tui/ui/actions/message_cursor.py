@@ -1,5 +1,5 @@
-"""What the message cursor does (issue 32 §2): edit and resend a question, fork the chat at it,
-copy a message.
+"""What the message cursor does (issue 32 §2 and §3): edit and resend a question, fork the chat
+at it, copy a message, open a reply's first checked quote in the paper view.
 
 A collaborator of the main screen (ui/main_screen.py). The cursor itself (which message, its keys) is the chat log's
 (ui/chat_log/chat_view.py); a branch is made by core/store/fork.py. "Edit and resend" makes
@@ -48,12 +48,25 @@ class MessageCursor:
         """An action asked on the message under the cursor."""
         if action == "copy":
             self.copy(message)
+        elif action == "passage":
+            self.open_passage(message)
         elif message.role != "user":
             self.ctx.say("Edit and Fork act on a question: move the cursor up to one.")
         elif action == "fork":
             self.fork_here(index)
         elif action == "edit":
             self.edit(index, message)
+
+    def open_passage(self, message: ChatMessage) -> None:
+        """The message's first checked quote in the paper view, as a click on its mark opens it."""
+        from ensemble_tui.ui.chat_log.quote_marks import quotations  # when first used, not at start-up
+        from ensemble_tui.ui.screens.paper import open_passage
+
+        quotes = quotations(message.checks)
+        if not quotes:
+            self.ctx.say("No checked quote in this message: a reply's ✓ and ✗ marks open the paper.")
+            return
+        open_passage(self.ctx.app, quotes[0])
 
     def copy(self, message: ChatMessage) -> None:
         self.ctx.app.copy_to_clipboard(message.text)

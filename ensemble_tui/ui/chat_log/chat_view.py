@@ -232,11 +232,12 @@ class MessageLog(VerticalScroll):
         Binding("e", "cursor_action('edit')", "Edit & resend", priority=True, id="cursor.edit"),
         Binding("f", "cursor_action('fork')", "Fork here", priority=True, id="cursor.fork"),
         Binding("c", "cursor_action('copy')", "Copy", priority=True, id="cursor.copy"),
+        Binding("o", "cursor_action('passage')", "Passage", priority=True, id="cursor.passage"),
         Binding("escape", "leave_cursor", "Leave", priority=True, id="cursor.leave"),
     ]
 
     class CursorAction(Message):
-        """An action asked on the message under the cursor: "edit", "fork" or "copy"."""
+        """An action asked on the message under the cursor: "edit", "fork", "copy" or "passage"."""
 
         def __init__(self, action: str, index: int, message: Any) -> None:
             super().__init__()
