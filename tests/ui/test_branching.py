@@ -115,13 +115,22 @@ async def test_copy_takes_the_messages_text(chat_app) -> None:
         assert copied[-1] == "Question 3: what does Lemma 3 assume?"
 
 
-async def test_on_a_reply_edit_and_fork_do_nothing(chat_app) -> None:
+async def test_on_a_reply_edit_says_so_and_fork_branches_after_its_turn(chat_app) -> None:
+    """Fork on a reply said "act on a question" and did nothing; a reply ends its turn, so the
+    branch holds the turns up to it, as Fork on its question makes."""
+    workspace = chat_app.workspace
+    parent = workspace.session.id
     async with chat_app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        await pilot.press("up", "e", "f")
+        await pilot.press("up", "up", "up", "e")  # the cursor on Reply 2
         await pilot.pause()
-        assert chat_app.workspace.session.id == "2026-01-02_09-30-00"
-        assert chat_app.main.chat.input.text == "" and chat_app.main.chat.log_view.cursor == 5
+        assert workspace.session.id == parent and chat_app.main.chat.input.text == ""
+        assert chat_app.main.chat.status.text == "Edit acts on a question: move the cursor up to it."
+        await pilot.press("f")
+        await pilot.pause()
+        branch = workspace.session
+        assert branch.id != parent and (branch.parent_id, branch.fork_turn) == (parent, 2)
+        assert [m.text for m in chat_app.main.chat.log_view.items] == [m.text for m in three_turns()[:4]]
 
 
 # ----- snapshots ---------------------------------------------------------------------------------

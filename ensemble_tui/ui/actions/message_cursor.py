@@ -50,10 +50,10 @@ class MessageCursor:
             self.copy(message)
         elif action == "passage":
             self.open_passage(message)
-        elif message.role != "user":
-            self.ctx.say("Edit and Fork act on a question: move the cursor up to one.")
-        elif action == "fork":
+        elif action == "fork":  # on a reply, as on its question: the branch ends with that turn
             self.fork_here(index)
+        elif message.role != "user":
+            self.ctx.say("Edit acts on a question: move the cursor up to it.")
         elif action == "edit":
             self.edit(index, message)
 
@@ -90,7 +90,8 @@ class MessageCursor:
         ctx.say(f"Editing question {number}: sending it starts a branch; this chat stays.")
 
     def fork_here(self, index: int) -> None:
-        """A new chat with the turns up to and including this question, ready for the next one."""
+        """A new chat with the turns up to and including this message's (a question, or the reply
+        that ends its turn), ready for the next question."""
         ctx = self.ctx
         from ensemble_tui.core.store.fork import question_number  # when first used, not at start-up
 
