@@ -149,3 +149,22 @@ def test_the_markdown_and_html_exports_carry_each_quote_verdict() -> None:
     assert "<em>✓ p. 3</em>" in page and "<strong>✗ not in the paper</strong>" in page
     data = json.loads(export_session(session, [], "json"))
     assert data["session"]["history"][1]["text"] == reply  # the JSON keeps the reply as written, checks as data
+
+
+def test_a_quote_the_reply_follows_with_its_page_gets_a_tick_alone_in_the_exports_as_in_the_chat() -> None:
+    """The chat writes '"…" ✓ (p. 3)' where the reply cites the page itself; the exports wrote
+    '"…" ✓ p. 3 (p. 3)'."""
+    from ensemble_tui.core.chat.session import ChatMessage, SessionData
+
+    reply = 'See "one two three four five six" (p. 3).'
+    checks = {"notice": None, "quotes": [{"text": "one two three four five six", "start": 4, "end": 33, "page": 3}]}
+    checks["references"] = []
+    session = SessionData(
+        id="2026-01-01_00-00-00",
+        history=[
+            ChatMessage(role="user", text="What does it say?"),
+            ChatMessage(role="assistant", text=reply, checks=checks),
+        ],
+    )
+    assert 'See "one two three four five six" *✓* (p. 3).' in export_session(session, [], "md")
+    assert "<em>✓</em> (p. 3)" in export_session(session, [], "html")

@@ -271,17 +271,34 @@ def annotate_markdown(
     reply: str,
     report: QuoteReport,
     decorate: Callable[[str, bool], str] = lambda marker, found: marker,
+    *,
+    quote_mark: Callable[[str], str] = lambda marker: marker,
 ) -> str:
     """`reply` with each check's marker after its quotation or reference ("✓ p. 2", "✗ not in the paper").
 
+    A quote the reply itself follows with its page ("…" (p. 1)) gets "✓" alone, not "✓ p. 1 (p. 1)".
     `decorate(marker, found)` may wrap a marker (e.g. in emphasis); found references get none.
+    `quote_mark` wraps a quote's marker first (the chat's, to make it a way into the paper view).
     """
-    inserts = [(c.quotation.end, decorate(c.marker, c.found)) for c in report.quotes]
+    inserts = [
+        (check.quotation.end, decorate(quote_mark(_quote_marker(reply, check)), check.found)) for check in report.quotes
+    ]
     inserts += [(ref.end, decorate(ref.marker, False)) for ref in report.missing_references]
     out = reply
     for position, marker in sorted(inserts, key=lambda item: item[0], reverse=True):
         out = f"{out[:position]} {marker}{out[position:]}"
     return out
+
+
+def emphasised(marker: str, found: bool) -> str:
+    """A marker as the chat and the exports write it in Markdown: found in italics, else in bold."""
+    return f"*{marker}*" if found else f"**{marker}**"
+
+
+def _quote_marker(reply: str, check: QuoteCheck) -> str:
+    page = check.page
+    names_page = page is not None and re.match(rf"\s*\((?:pp?\.|pages?)\s*{page}\b", reply[check.quotation.end :], re.I)
+    return FOUND_MARK if names_page else check.marker
 
 
 def stderr_lines(report: QuoteReport) -> list[str]:

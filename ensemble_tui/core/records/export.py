@@ -127,20 +127,16 @@ def session_markdown(session: SessionData, turns: list[TurnRecord], page: bool =
     return "\n\n".join(parts) + "\n"
 
 
-def _verdict(marker: str, found: bool) -> str:
-    return f"*{marker}*" if found else f"**{marker}**"
-
-
 def with_verdicts(session: SessionData) -> SessionData:
     """The chat with each checked quote followed by its verdict, as the chat shows it ("✓ p. 2",
     "✗ not in the paper"); the JSON export keeps the checks as data instead."""
     if not any(message.checks for message in session.history):
         return session
-    from ensemble_tui.core.paper.quotes import QuoteReport, annotate_markdown
+    from ensemble_tui.core.paper.quotes import QuoteReport, annotate_markdown, emphasised
 
     history = [
         message.model_copy(
-            update={"text": annotate_markdown(message.text, QuoteReport.from_record(message.checks), _verdict)}
+            update={"text": annotate_markdown(message.text, QuoteReport.from_record(message.checks), emphasised)}
         )
         if message.checks
         else message

@@ -10,7 +10,6 @@ finds them in the rendered segments, drops them and gives the mark's cells a `qu
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -25,44 +24,23 @@ MARK_END = "\u2061"  # function application: zero width, likewise
 MARK_META = "quote_mark"
 
 
-def _decorate(marker: str, found: bool) -> str:
-    return f"*{marker}*" if found else f"**{marker}**"
-
-
 def marked(text: str, checks: dict[str, Any] | None) -> tuple[str, Text | None]:
     """The Markdown to show, marks inserted, and the summary line (None: nothing to say)."""
     if not checks:
         return text, None
-    from ensemble_tui.core.paper.quotes import FOUND_MARK, QuoteReport  # with the first checked reply
+    from ensemble_tui.core.paper.quotes import (  # with the first checked reply
+        QuoteReport,
+        annotate_markdown,
+        emphasised,
+    )
 
     report = QuoteReport.from_record(checks)
     summary = report.summary()
     if not summary:
         return text, None
     text = text.replace(MARK_START, " ").replace(MARK_END, " ")  # same length: the offsets hold
-    inserts = [
-        # A quote the reply itself follows with its page ("…" (p. 1)) gets "✓" alone, not "✓ p. 1 (p. 1)".
-        (
-            check.quotation.end,
-            _decorate(
-                MARK_START
-                + (FOUND_MARK if _names_page(text, check.quotation.end, check.page) else check.marker)
-                + MARK_END,
-                check.found,
-            ),
-        )
-        for check in report.quotes
-    ]
-    inserts += [(ref.end, _decorate(ref.marker, False)) for ref in report.missing_references]
-    shown = text
-    for position, mark in sorted(inserts, key=lambda item: item[0], reverse=True):
-        shown = f"{shown[:position]} {mark}{shown[position:]}"
+    shown = annotate_markdown(text, report, emphasised, quote_mark=lambda marker: MARK_START + marker + MARK_END)
     return shown, Text(summary, style="dim" if report.all_found else "bold yellow")
-
-
-def _names_page(text: str, end: int, page: int | None) -> bool:
-    """Whether the reply cites `page` right after the quote ending at `end`: `(p. 1)`, `(page 1)`."""
-    return page is not None and re.match(rf"\s*\((?:pp?\.|pages?)\s*{page}\b", text[end:], re.I) is not None
 
 
 class WarningMarks:
