@@ -157,6 +157,19 @@ async def test_a_broken_keymap_file_is_a_warning(workspace, chatty, make_app):
         assert any("Keymap.json ignored" in str(n.content) for n in app.main.chat.log_view.query(".chat-notice"))
 
 
+async def test_a_keymap_with_a_mistyped_id_says_so_and_keeps_its_other_keys(workspace, chatty, make_app):
+    (workspace.paths.configurations / "Keymap.json").write_text('{"mode.all": "f9", "mode.al": "f8"}')
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        notices = [str(n.content) for n in app.main.chat.log_view.query(".chat-notice")]
+        assert any('"mode.al" names no binding' in notice for notice in notices), notices
+        await type_text(pilot, "Still remapped?")
+        await pilot.press("f9")  # All, on its remapped key
+        await settle(pilot)
+        assert len(app.main.chat.log_view.items) == 2 and workspace.session.last_mode == "all"
+
+
 async def test_new_chat_while_running_cancels_first_and_keeps_the_question(workspace, chatty, make_app):
     from tests.support import Hang
 

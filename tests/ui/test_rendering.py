@@ -94,6 +94,19 @@ def test_keymap_file(tmp_path):
     assert keymap == {} and warning and "binding ids" in warning
 
 
+def test_a_keymap_entry_that_cannot_be_used_is_named_and_left_out_alone(tmp_path):
+    """A mistyped id changed nothing and said nothing (Textual ignores an id that names no
+    binding), and one entry that was not a string lost the whole file."""
+    path = tmp_path / "Keymap.json"
+    path.write_text('{"mode.all": "f9", "mode.al": "f8", "chat.new": 12, "compare.layout": "t"}')
+    keymap, warning = load_keymap(path)
+    assert keymap == {"mode.all": "f9", "compare.layout": "t"}  # a screen's own key is known too
+    assert warning == (
+        'Keymap.json: "mode.al" names no binding (the README lists the ids); '
+        '"chat.new" is not mapped to a key name like "f9"; the rest is used.'
+    )
+
+
 def test_entries_measure_their_full_height():
     """Textual sizes a Rich renderable by its newlines; a missing final one hides the last line."""
     from ensemble_tui.core.chat.session import Resubmission
