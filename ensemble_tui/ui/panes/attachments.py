@@ -16,7 +16,6 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from ensemble_tui.core.paper.pdf import PdfInfo
-from ensemble_tui.core.text.counts import plural
 from ensemble_tui.core.text.paths import display_path
 from ensemble_tui.ui.chat_log.rendering import human_size, plain
 
@@ -32,7 +31,7 @@ def hint(starting_pdf: Path | None, select_key: str = "Ctrl+O") -> str:
 
 
 def describe_pdf(info: PdfInfo) -> Text:
-    pages = plural(info.pages, "page") if info.pages else "pages unknown"
+    pages = str(info.pages) if info.pages else "unknown"
     text = Text(end="")
     text.append("Path:  ", style="bold")
     text.append_text(plain(display_path(info.path)))
