@@ -69,6 +69,10 @@ def test_latex_is_found_by_the_words_a_reader_types(workspace):
     assert _found(workspace.archive, "alpha") == [(chat, "reply", 1)]
     assert _found(workspace.archive, "mathrm") == []  # layout, not words
     assert _found(workspace.archive, r"\mathrm{softmax}") == [(chat, "reply", 1)]
+    (hit,) = workspace.archive.search("softmax")
+    snippet = hit.to_json()["snippet"]  # the LaTeX's punctuation dropped without leaving gaps: it reads as written
+    assert snippet == "They take softmax(QK top/d k) and alpha ij.", snippet
+    assert _found(workspace.archive, '"d_k"') == [(chat, "reply", 1)]  # a subscript's letters stay words
 
 
 def test_phrases_prefixes_and_exclusions(workspace):

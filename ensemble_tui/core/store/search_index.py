@@ -42,7 +42,7 @@ TEXT_SCHEMA = """CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5 (
     body, tokenize = 'unicode61 remove_diacritics 2'
 )"""
 SEARCH_SCHEMA = SEARCH_SCHEMA_TABLES + TEXT_SCHEMA + ";\n"
-VERSION = "1"  # a home indexed by another version is indexed again
+VERSION = "2"  # a home indexed by another version is indexed again (2: snippets without stray spaces)
 NAME_POSITION = -1  # a chat's name is no message of it
 # Markers around a match in a snippet: control characters no indexed text holds (stripped on
 # the way in), turned into highlighting by whoever shows the snippet.

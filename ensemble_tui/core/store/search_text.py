@@ -27,16 +27,27 @@ _LAYOUT = frozenset(
     label tag nonumber notag
     """.split()
 )
-_LAYOUT_COMMAND = re.compile(r"\\(?:" + "|".join(sorted(_LAYOUT, key=len, reverse=True)) + r")(?![A-Za-z])")
-# What is left of a command is its name, a word: `\alpha` reads `alpha`.
-_MATH_PUNCTUATION = re.compile(r"[\\{}$^_&]+")
+_LAYOUT_COMMAND = r"\\(?:" + "|".join(sorted(_LAYOUT, key=len, reverse=True)) + r")(?![A-Za-z])"
+# Layout commands and math punctuation, in runs. What is left of another command is its name, a
+# word: `\alpha` reads `alpha`.
+_MATH_NOISE = re.compile(rf"(?:{_LAYOUT_COMMAND}|[\\{{}}$^_&])+")
 
 
 def searchable(text: str) -> str:
-    """`text` as the index holds it: LaTeX commands read as words, layout commands dropped."""
+    """`text` as the index holds it: LaTeX commands read as words, layout commands dropped.
+
+    A dropped run becomes a space only where it stood between two letters or digits (`QK^T` is
+    `QK T`, `d_k` is `d k`: the words stay apart), else nothing, so that a snippet, cut from this
+    text, reads `softmax(QK T/d k)V` rather than `softmax (QK T/  d k )V`. The words, and so what
+    a query finds, are the same either way."""
     if "\\" not in text and "$" not in text:
         return text
-    return _MATH_PUNCTUATION.sub(" ", _LAYOUT_COMMAND.sub(" ", text))
+    return _MATH_NOISE.sub(_gap, text)
+
+
+def _gap(run: re.Match[str]) -> str:
+    text, start, end = run.string, run.start(), run.end()
+    return " " if 0 < start and end < len(text) and text[start - 1].isalnum() and text[end].isalnum() else ""
 
 
 _WORD = re.compile(r"\w+")
