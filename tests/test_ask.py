@@ -134,6 +134,7 @@ def test_vanished_pdf_is_one_clear_line(sim: Simulator, home: Path, sample_pdf: 
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert "paper.pdf no longer exists" in last and "Traceback" not in result.stderr
+    assert last.endswith("choose it again (in Attachments, or with --pdf)")  # it named only the app's pane
 
 
 def test_a_pdf_that_never_existed_is_said_to_not_exist(sim: Simulator, home: Path, tmp_path: Path) -> None:

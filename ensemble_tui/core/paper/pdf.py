@@ -31,13 +31,14 @@ class PdfInfo:
 
 
 def check_pdf(path: str | Path) -> Path:
-    """Return the resolved path if it is a readable file starting with `%PDF-`, else raise."""
+    """Return the resolved path if it is a readable file starting with `%PDF-`, else raise. The
+    app and `ask` both show these lines, so each names how either chooses a PDF."""
     resolved = Path(path).expanduser().resolve()
     name = resolved.name
     if not resolved.exists():
-        raise PdfError(f"PDF {resolved} no longer exists - select it again in Attachments")
+        raise PdfError(f"PDF {resolved} no longer exists - choose it again (in Attachments, or with --pdf)")
     if not resolved.is_file():
-        raise PdfError(f"{resolved} is not a file - select a PDF in Attachments")
+        raise PdfError(f"{resolved} is not a file - choose a PDF (in Attachments, or with --pdf)")
     try:
         with resolved.open("rb") as handle:
             head = handle.read(1024)
