@@ -27,6 +27,15 @@ def percent(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
+def money(value: float | None) -> str:
+    """Dollars to a tenth of a cent (a cent's hundredth below that): one column reads alike."""
+    if value is None:
+        return "—"
+    if value >= 1:
+        return f"${value:.2f}"
+    return f"${value:.3f}" if value >= 0.001 or value == 0 else f"${value:.5f}"
+
+
 def cost_ratio(row: ArmRow, best: ArmRow) -> float | None:
     if row.cost_per_question is None or not best.cost_per_question:
         return None
@@ -135,3 +144,30 @@ def recommend(summary: EvalSummary) -> Recommendation:
     if judged:
         return Recommendation(f"Stay with {against}: every arm judged against it lost.{also}", findings)
     return Recommendation(f"Stay with {against}: no other arm could be judged against it.", findings)
+
+
+def accuracy_headline(summary: EvalSummary) -> str | None:
+    """The questions with a known answer, in plain words: the most accurate arm, whether it is
+    clearly ahead (its 95% interval above every other arm's), and, where it is not, which of the
+    arms level with it costs least per correct answer. None when nothing was graded."""
+    rows = [row for row in summary.grades if row.interval is not None]
+    if not rows:
+        return None
+    asked = f"your {plural(summary.graded_questions, 'question')} with a known answer"
+    top = max(rows, key=lambda row: row.accuracy or 0.0)
+    lowest_of_top = top.interval[0] if top.interval else 0.0
+    level = [row for row in rows if row.interval is not None and row.interval[1] >= lowest_of_top]
+    if len(level) == 1:
+        return (
+            f"{arm_name(summary, top.arm)} was clearly the most accurate on {asked}: "
+            f"{top.correct} of {top.graded} correct."
+        )
+    tally = ", ".join(f"{arm_name(summary, row.arm)} {row.correct} of {row.graded}" for row in level)
+    priced = [row for row in level if row.per_correct is not None]
+    cheapest = min(priced, key=lambda row: row.per_correct or 0.0, default=None)
+    cost = (
+        f"; {arm_name(summary, cheapest.arm)} costs least per correct answer ({money(cheapest.per_correct)})"
+        if cheapest is not None
+        else ""
+    )
+    return f"No arm was clearly more accurate on {asked} ({tally}){cost}."

@@ -18,7 +18,15 @@ from ensemble_tui.core.text.counts import plural
 from ensemble_tui.core.text.sanitize import strip_control
 from ensemble_tui.eval.chart import Point, cost_chart
 from ensemble_tui.eval.model import ArmAnswer, EvalPlan, GradeVerdict, Verdict
-from ensemble_tui.eval.recommend import Recommendation, arm_name, cost_ratio, percent, recommend
+from ensemble_tui.eval.recommend import (
+    Recommendation,
+    accuracy_headline,
+    arm_name,
+    cost_ratio,
+    money,
+    percent,
+    recommend,
+)
 from ensemble_tui.eval.stats import ArmRow, EvalSummary, GradeRow, summarize
 
 Format = Literal["md", "json", "html"]
@@ -58,7 +66,7 @@ class Totals:
 
 
 def figure(value: float, simulated: bool) -> str:
-    return _money(value) + (" (simulated)" if simulated else "")
+    return money(value) + (" (simulated)" if simulated else "")
 
 
 def total_lines(totals: Totals) -> list[str]:
@@ -99,15 +107,6 @@ def render(
 # ----- the table's cells, shared by the three formats ----------------------------------------
 
 
-def _money(value: float | None) -> str:
-    """Dollars to a tenth of a cent (a cent's hundredth below that): one column reads alike."""
-    if value is None:
-        return "—"
-    if value >= 1:
-        return f"${value:.2f}"
-    return f"${value:.3f}" if value >= 0.001 or value == 0 else f"${value:.5f}"
-
-
 def cells(summary: EvalSummary, row: ArmRow) -> dict[str, str]:
     """One table row as text: what a reader compares at a glance."""
     best = summary.row(summary.best) if summary.best else None
@@ -125,7 +124,7 @@ def cells(summary: EvalSummary, row: ArmRow) -> dict[str, str]:
     else:
         outcome = {"won": "—", "tied": "—", "lost": "—", "rate": "not judged"}
     ratio = cost_ratio(row, best) if best is not None else None
-    cost = _money(row.cost_per_question) + (f" ({ratio:.1f}×)" if ratio is not None and not row.reference else "")
+    cost = money(row.cost_per_question) + (f" ({ratio:.1f}×)" if ratio is not None and not row.reference else "")
     quotes = (
         f"{percent(row.quote_rate)} ({row.quotes_found}/{row.quotes_checked})" if row.quote_rate is not None else "—"
     )
@@ -155,7 +154,7 @@ HEADERS = {
 def sharing_lines(summary: EvalSummary) -> list[str]:
     lines = []
     for item in summary.sharing:
-        dollars = f" and {_money(item.dollars_saved)}" if item.dollars_saved else ""
+        dollars = f" and {money(item.dollars_saved)}" if item.dollars_saved else ""
         lines.append(
             f"{item.arm} reused the proposals of {item.shared_from} on {plural(item.questions, 'question')}: "
             f"{plural(item.calls_saved, 'call')}{dollars} saved."
@@ -166,12 +165,12 @@ def sharing_lines(summary: EvalSummary) -> list[str]:
 def spending_line(summary: EvalSummary) -> str:
     """What the answers and verdicts in this report cost when they were made (some by earlier runs)."""
     lost = len(summary.lost_verdicts)
-    line = f"The answers in this report cost {_money(summary.answers_cost)}"
+    line = f"The answers in this report cost {money(summary.answers_cost)}"
     if summary.verdicts or summary.pairwise_questions:
-        line += f"; their {summary.verdicts} verdicts {_money(summary.judging_cost)}"
+        line += f"; their {summary.verdicts} verdicts {money(summary.judging_cost)}"
     line += f", of which {lost} were lost (unreadable twice or a failed call)" if lost else ""
     if summary.grade_count:
-        line += f"; their {summary.grade_count} grades {_money(summary.grading_cost)}"
+        line += f"; their {summary.grade_count} grades {money(summary.grading_cost)}"
         line += f", of which {summary.lost_grades} were lost" if summary.lost_grades else ""
     return line + "."
 
@@ -228,7 +227,7 @@ def grade_cells(summary: EvalSummary, row: GradeRow) -> dict[str, str]:
         "declined": str(row.declined),
         "accuracy": accuracy,
         "precision": percent(row.precision) if row.precision is not None else "—",
-        "per_correct": _money(row.per_correct),
+        "per_correct": money(row.per_correct),
     }
 
 
@@ -259,7 +258,9 @@ def markdown(plan: EvalPlan, summary: EvalSummary, advice: Recommendation, total
         lines += [f"**{md_text(advice.headline)}**", ""]
         lines += [f"- {md_text(item)}" for item in advice.findings]
     if summary.grades:
-        lines += ["", f"## {md_text(accuracy_title(summary))}", ""]
+        lines += ([""] if lines[-1] else []) + [f"## {md_text(accuracy_title(summary))}", ""]
+        if (headline := accuracy_headline(summary)) is not None:
+            lines += [f"**{md_text(headline)}**", ""]
         lines.append("| " + " | ".join(GRADE_HEADERS.values()) + " |")
         lines.append("|" + "|".join("---" for _ in GRADE_HEADERS) + "|")
         for grade_row in summary.grades:
@@ -321,6 +322,7 @@ def as_json(
         "recommendation": (  # pairwise judging's: none where every question had a known answer
             {"headline": advice.headline, "findings": list(advice.findings)} if summary.pairwise_questions else None
         ),
+        "accuracy_headline": accuracy_headline(summary),  # the known answers' (None: none graded)
         "rules": rules(summary),
         "position_bias": {
             "decided_verdicts": summary.bias.decided,
@@ -453,6 +455,8 @@ def as_html(
         body.append("<ul>" + "".join(f"<li>{escape(item)}</li>" for item in advice.findings) + "</ul>")
     if summary.grades:
         body.append(f"<h2>{escape(accuracy_title(summary))}</h2>")
+        if (headline := accuracy_headline(summary)) is not None:
+            body.append(f'<p class="headline">{escape(headline)}</p>')
         head = "".join(f"<th>{escape(title)}</th>" for title in GRADE_HEADERS.values())
         graded = []
         for grade_row in summary.grades:

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from ensemble_tui.eval.model import ArmAnswer, Verdict
-from ensemble_tui.eval.recommend import recommend
+from ensemble_tui.eval.model import ArmAnswer, EvalPlan, EvalQuestion, GradeVerdict, Verdict
+from ensemble_tui.eval.recommend import accuracy_headline, recommend
 from ensemble_tui.eval.report import render
 from ensemble_tui.eval.stats import summarize
 from tests.eval.records import answer, both_orders, plan
@@ -185,3 +185,39 @@ def test_the_chart_fills_the_page_its_labels_never_overlap_and_its_ticks_share_o
     ticks = re.findall(r'text-anchor="middle">\$([\d.]+)</text>', chart)
     assert len(ticks) >= 3 and len({len(tick.split(".")[-1]) for tick in ticks}) == 1
     assert ticks[0] == "0.00" and float(ticks[-1]) >= 0.2
+
+
+def graded_eval(results: dict[str, list[str]], costs: dict[str, float]) -> tuple[EvalPlan, list, list]:
+    """Every question has a known answer; `results[arm]` are its grades, question by question."""
+    count = len(next(iter(results.values())))
+    questions = tuple(EvalQuestion(id=f"q{n}", text=f"Q{n}?", answer="Five.") for n in range(count))
+    graded = EvalPlan(arms=tuple(results), judges=("Gemini",), questions=questions)
+    answers, grades = [], []
+    for arm, outcomes in results.items():
+        for question, grade in zip(questions, outcomes, strict=True):
+            answers.append(answer(question.id, arm, cost_usd=costs[arm]))
+            grades.append(GradeVerdict(question_id=question.id, arm=arm, judge="Gemini", grade=grade))
+    return graded, answers, grades
+
+
+def test_an_eval_of_known_answers_says_in_words_which_arm_to_use():
+    """Its report had tables and no verdict: "Is the ensemble worth it?" went unanswered."""
+    level, answers, grades = graded_eval(
+        {"claude": ["correct"] * 2, "all": ["correct"] * 2}, {"claude": 0.02, "all": 0.1}
+    )
+    headline = accuracy_headline(summarize(level, answers, [], grades))
+    assert headline == (
+        "No arm was clearly more accurate on your 2 questions with a known answer (Claude alone 2 of 2, all 2 of 2); "
+        "Claude alone costs least per correct answer ($0.020)."
+    )
+    page = render(level, answers, [], "md", grades)
+    assert f"**{headline}**" in page and "\n\n\n" not in page
+    assert json.loads(render(level, answers, [], "json", grades))["accuracy_headline"] == headline
+
+    ahead, answers, grades = graded_eval(
+        {"chatgpt": ["incorrect"] * 12, "all": ["correct"] * 12}, {"chatgpt": 0.01, "all": 0.1}
+    )
+    assert accuracy_headline(summarize(ahead, answers, [], grades)) == (
+        "all was clearly the most accurate on your 12 questions with a known answer: 12 of 12 correct."
+    )
+    assert accuracy_headline(summarize(plan(ARMS, ("Mistral",), 1), *council_eval(["win"]))) is None  # none graded
