@@ -69,7 +69,16 @@ def test_a_chat_or_run_that_is_not_there_is_one_line(home: Path) -> None:
     missing = run_command(home, "export", "--chat", "1999-01-01_00-00-00", "--format", "md")
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1 and "ensemble-tui history" in missing.stderr
     no_run = run_command(home, "export", "--chat", chat_id, "--run", "5", "--format", "md")
-    assert no_run.returncode == 1 and "has 1 run(s)" in no_run.stderr
+    assert no_run.returncode == 1 and "has 1 run; --run takes 1 to 1." in no_run.stderr
+
+
+def test_the_current_chat_before_its_first_question_is_not_exported(home: Path) -> None:
+    """It wrote a file holding no message."""
+    Workspace.open(home).close()  # a first start makes the current chat, empty
+    result = run_command(home, "export", "--format", "html")
+    assert result.returncode == 1
+    assert result.stderr.endswith("has no messages yet: ask a question first.\n")
+    assert not (home / "Exports").exists() or not any((home / "Exports").iterdir())
 
 
 def test_run_on_a_chat_with_no_runs_says_so(home: Path) -> None:

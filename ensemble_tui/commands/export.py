@@ -52,6 +52,7 @@ def run_export(
     """0 with the file written; 1 with one line on stderr if the chat or run is not there."""
     out, err = out or sys.stdout, err or sys.stderr
     from ensemble_tui.core.records.export import chat_stem, export_session, export_turn, run_stem, write_export
+    from ensemble_tui.core.text.counts import plural
 
     try:
         chat_id = _chat_id(workspace, args)
@@ -63,12 +64,18 @@ def run_export(
     if session is None:
         print(f"ensemble-tui: no chat {chat_id} in the history; `ensemble-tui history` lists them.", file=err)
         return 1
+    if not session.history:  # the current chat, made at start, before its first question
+        print(f"ensemble-tui: chat {chat_id} has no messages yet: ask a question first.", file=err)
+        return 1
     if args.run is not None:
         if not turns:
             print(f"ensemble-tui: chat {chat_id} has no runs yet; export the whole chat without --run.", file=err)
             return 1
         if not 1 <= args.run <= len(turns):
-            print(f"ensemble-tui: chat {chat_id} has {len(turns)} run(s); --run takes 1 to {len(turns)}.", file=err)
+            print(
+                f"ensemble-tui: chat {chat_id} has {plural(len(turns), 'run')}; --run takes 1 to {len(turns)}.",
+                file=err,
+            )
             return 1
         stem, content = run_stem(chat_id, args.run), export_turn(turns[args.run - 1], args.format)
     else:
