@@ -113,6 +113,18 @@ async def test_exports_from_the_report_and_the_palette(workspace, chatty, make_a
         assert "Export this run as JSON" in titles and "Send with All" not in titles
 
 
+async def test_a_chat_without_messages_is_not_exported(workspace, chatty, make_app):
+    """A new chat's export was a file holding nothing."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for command in app.get_system_commands(app.screen):
+            if command.title.startswith("Export chat as"):
+                command.callback()
+        await pilot.pause()
+        assert not workspace.paths.exports.exists() or not any(workspace.paths.exports.iterdir())
+        assert app.main.chat.status.text == "This chat has no messages yet: ask a question first."
+
+
 async def test_at_80_columns_the_status_line_shows_the_exported_files_name(workspace, chatty, make_app):
     """The status line is cut at the terminal's width; "Exported to ~/…/Exports/" lost the name."""
     app = make_app()

@@ -153,6 +153,9 @@ class ArchiveFlow:
         if session is None:
             self.ctx.app.notify("This chat has not been saved yet.", severity="warning", markup=False)
             return None
+        if not session.history:  # a new chat, before its first question: a file would hold nothing
+            self.ctx.say("This chat has no messages yet: ask a question first.")
+            return None
         records = [stored.record for stored in turns]
         return self._write(chat_stem(session.id), fmt, lambda: export_session(session, records, fmt))
 
