@@ -51,9 +51,6 @@ def show_or_release(
     chat = str(args.chat or workspace.session.id)
     try:
         chats = {summary.id for summary in workspace.archive.sessions()}
-        if not chats and not args.chat:
-            print("No chats yet: nothing counts against a budget.", file=err)
-            return 0
         if chat not in chats and chat != workspace.session.id:
             print(f"ensemble-tui: no chat {chat} in the history; `ensemble-tui history` lists them.", file=err)
             return 1
@@ -65,6 +62,9 @@ def show_or_release(
     except (sqlite3.Error, OSError) as exc:
         print(f"ensemble-tui: the budget ledger cannot be read or written ({exc}).", file=err)
         return 1
+    if not chats and not args.chat and not (counted.spent or counted.in_flight or counted.unconfirmed):
+        print("No chats yet: nothing counts against a budget.", file=err)  # not a made-up chat's id
+        return 0
     parts = [f"{cents(counted.spent)} spent"]
     if counted.in_flight > 0:
         parts.append(f"{cents(counted.in_flight)} reserved by calls in flight")
