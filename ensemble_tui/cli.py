@@ -78,12 +78,21 @@ def output_unread() -> int:
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The arguments; what argparse does not know is refused, unless the command takes it as
-    words of its own (`search` reads `-word` as a word to exclude, not as an option)."""
+    words of its own (`search` reads `-word` as a word to exclude, not as an option).
+
+    argparse reads a word that begins with `-h` (`-hard`) as `-h` given `ard`, and stops on it:
+    such words are held out of the parse and offered to the command like the other unknown words;
+    a command that does not take them has them parsed again, and argparse says what it says."""
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args, unknown = parser.parse_known_args(words)
+    held = [word for word in words if len(word) > 2 and word.startswith("-h")]
+    args, unknown = parser.parse_known_args([word for word in words if word not in held])
     take_words = getattr(SUBCOMMANDS.get(args.command), "take_words", None)
     after_command = words[words.index(args.command) + 1 :] if args.command in words else []  # not before it
+    if held and (take_words is None or not all(word in after_command for word in held)):
+        args, unknown = parser.parse_known_args(words)
+    else:
+        unknown += held
     if unknown and not (
         take_words is not None and all(word in after_command for word in unknown) and take_words(args, unknown)
     ):

@@ -68,6 +68,17 @@ def test_an_excluded_word_typed_as_its_own_argument_is_a_word_not_an_option(home
     assert refused.returncode == 2 and "unrecognized arguments: --limt 2" in refused.stderr
 
 
+def test_an_excluded_word_beginning_with_h_is_a_word_not_a_help_flag(home: Path) -> None:
+    """`search attention -heads` stopped with "argument -h/--help: ignored explicit argument
+    'eads'": argparse read the word as -h given "eads"."""
+    kept = a_chat(home, "What is attention?", "It weighs the values.")
+    a_chat(home, "And attention heads?", "Several run in parallel.")
+    result = run_command(home, "search", "attention", "-heads")
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()] == [kept]
+    assert run_command(home, "search", "-h").stdout.startswith("usage: ensemble-tui search")  # -h is still help
+
+
 def test_a_stray_quote_or_operator_finds_nothing_and_says_so(home: Path) -> None:
     a_chat(home, "q", "some words")
     for query in ('"', "NOT", "(", "words -words", "*"):
