@@ -280,7 +280,7 @@ def action_table() -> tuple[AppAction, ...]:
             "chat.cursor",
             "Messages",
             "Put a cursor on the chat's messages (or Up in an empty box): edit and resend, fork, copy, "
-            "open a reply's first checked quote in the paper (o)",
+            "open a reply's first checked quote in the paper",
             "alt+up",
             "message_cursor.start",
             group="Chat",
