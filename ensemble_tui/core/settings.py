@@ -78,13 +78,7 @@ def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSetti
         save_settings(path, defaults)
         return LoadedSettings(defaults)
     warning = None
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(raw, dict):
-            raise ValueError("not an object")
-        loaded, bad = _valid_part(raw)
-    except (json.JSONDecodeError, ValueError, UnicodeDecodeError, OSError):
-        loaded, bad = None, []
+    loaded, bad = _read(path)
     if loaded is None or bad:
         kept = _set_aside(path)
         if loaded is None:
@@ -106,11 +100,17 @@ def load_settings(path: Path, configs: dict[str, ProviderConfig]) -> LoadedSetti
 def read_settings(path: Path) -> Settings:
     """Settings.json as it is, for the commands that only read a home: nothing is written, and a
     missing or broken file reads as the defaults (the app's next start repairs it and says so)."""
+    return _read(path)[0] or Settings()
+
+
+def _read(path: Path) -> tuple[Settings | None, list[str]]:
+    """The settings in the file, each invalid field at its default, and those fields' names;
+    (None, []) for a file that cannot be read or is not a JSON object."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return Settings()
-    return _valid_part(raw)[0] if isinstance(raw, dict) else Settings()
+        return None, []
+    return _valid_part(raw) if isinstance(raw, dict) else (None, [])
 
 
 def _valid_part(raw: dict[str, object]) -> tuple[Settings, list[str]]:

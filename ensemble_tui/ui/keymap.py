@@ -70,9 +70,9 @@ def binding_ids(wanted: Iterable[str] = ()) -> set[str]:
 
 
 def _ids_of_imported() -> set[str]:
-    from ensemble_tui.ui.bindings import action_table
+    from ensemble_tui.ui.bindings import ACTION_BY_ID
 
-    ids = {action.id for action in action_table()}
+    ids = set(ACTION_BY_ID)
     classes: list[type] = [DOMNode]
     while classes:
         cls = classes.pop()
